@@ -1,0 +1,224 @@
+// The container spec: the one place that decides what the sandbox looks like.
+//
+// In the manner of sandbox2's PolicyBuilder, a builder collects the few values a caller may choose
+// (image, script snapshot, run ID, limits, user) and yields an immutable spec; the first invalid
+// value sticks and is reported by build(). Every control is always on: nothing here can drop one,
+// add a mount, a flag or a variable, or name an image by tag. The rendered `docker run` arguments
+// are a pure function of the spec, so a reviewer audits this file and its tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "plb/sandbox/image_id.hpp"
+#include "plb/sandbox/limits.hpp"
+
+namespace plb::sandbox {
+
+enum class spec_error : std::uint8_t {
+  ok,
+  missing_image,
+  missing_script,
+  missing_run_id,
+  run_id_malformed,       // not 32 lowercase hex digits
+  script_path_relative,
+  script_path_unsafe,     // a character the --mount syntax would reinterpret, or a ".." segment
+  root_user,              // uid 0 or gid 0
+  user_out_of_range,
+  limits_out_of_bounds,
+};
+
+constexpr std::string_view message(spec_error e) noexcept {
+  switch (e) {
+    case spec_error::ok: return "ok";
+    case spec_error::missing_image: return "no runtime image given";
+    case spec_error::missing_script: return "no script snapshot given";
+    case spec_error::missing_run_id: return "no run ID given";
+    case spec_error::run_id_malformed: return "run ID must be 32 lowercase hex digits";
+    case spec_error::script_path_relative: return "script snapshot path must be absolute";
+    case spec_error::script_path_unsafe:
+      return "script snapshot path holds a comma, quote, '=', control character or '..' segment";
+    case spec_error::root_user: return "the sandbox user must not be root (uid 0 or gid 0)";
+    case spec_error::user_out_of_range: return "uid or gid out of range";
+    case spec_error::limits_out_of_bounds: return "a limit is outside its bounds";
+  }
+  return "unknown error";
+}
+
+// Fixed parts of the sandbox. Not configurable on purpose.
+namespace spec_constants {
+inline constexpr std::string_view runtime = "runsc";
+inline constexpr std::string_view name_prefix = "plb-sandbox-";
+inline constexpr std::string_view run_label = "plb-sandbox.run";  // marks the tool's containers
+inline constexpr std::string_view script_target = "/sandbox/model.py";
+inline constexpr std::string_view scratch_target = "/tmp";
+inline constexpr std::string_view entrypoint = "/usr/bin/env";  // run with -i: empty environment
+inline constexpr std::string_view python = "/usr/local/bin/python";
+inline constexpr std::uint32_t default_uid = 65534;  // nobody
+inline constexpr std::uint32_t default_gid = 65534;  // nogroup
+inline constexpr std::uint32_t max_id = 2147483646;  // below the kernel's (uid_t)-1 sentinel range
+inline constexpr std::size_t run_id_digits = 32;
+}  // namespace spec_constants
+
+class container_spec {
+ public:
+  const image_id& image() const noexcept { return image_; }
+  const std::string& script_path() const noexcept { return script_path_; }
+  const std::string& run_id() const noexcept { return run_id_; }
+  const SandboxLimits& limits() const noexcept { return limits_; }
+  std::uint32_t uid() const noexcept { return uid_; }
+  std::uint32_t gid() const noexcept { return gid_; }
+
+  std::string container_name() const { return std::string(spec_constants::name_prefix) + run_id_; }
+  std::string run_label() const { return std::string(spec_constants::run_label) + "=" + run_id_; }
+
+  // Arguments after the docker binary, starting with "run". One token per flag ("--flag=value")
+  // so that no value can be read as a flag.
+  std::vector<std::string> docker_run_arguments() const {
+    namespace k = spec_constants;
+    const auto n = [](std::uint64_t v) { return std::to_string(v); };
+    const std::string memory = n(limits_.memory_mib) + "m";
+    const std::string file_size = n(bytes(limits_.file_size_mib));
+    return {
+        "run",
+        "--interactive",  // the features arrive on stdin
+        "--name=" + container_name(),
+        "--label=" + run_label(),
+        "--runtime=" + std::string(k::runtime),
+        "--pull=never",
+        "--user=" + n(uid_) + ":" + n(gid_),
+        "--cap-drop=ALL",
+        "--security-opt=no-new-privileges",
+        "--network=none",
+        "--ipc=none",
+        "--read-only",
+        "--mount=type=bind,source=" + script_path_ + ",target=" + std::string(k::script_target) +
+            ",readonly",
+        "--tmpfs=" + std::string(k::scratch_target) + ":rw,size=" + n(limits_.scratch_mib) +
+            "m,noexec,nosuid,nodev,mode=1777",
+        "--memory=" + memory,
+        "--memory-swap=" + memory,  // equal to --memory: no swap
+        "--cpus=" + cpus(limits_.cpu_millicores),
+        "--pids-limit=" + n(pids_limit(limits_)),
+        "--ulimit=nproc=" + n(limits_.guest_processes) + ":" + n(limits_.guest_processes),
+        "--ulimit=nofile=" + n(limits_.open_files) + ":" + n(limits_.open_files),
+        "--ulimit=fsize=" + file_size + ":" + file_size,
+        "--ulimit=core=0:0",
+        "--log-driver=none",
+        "--no-healthcheck",
+        "--entrypoint=" + std::string(k::entrypoint),
+        image_.str(),
+        "-i",  // env -i: neither the host's nor the image's variables reach the script
+        std::string(k::python),
+        "-I",  // isolated: no PYTHON* variables, no user site, script dir not on sys.path
+        "-B",  // no bytecode writes to the read-only mount
+        std::string(k::script_target),
+    };
+  }
+
+  // "1", "0.25", "1.5": --cpus takes a decimal count of CPUs.
+  static std::string cpus(std::uint64_t millicores) {
+    std::string s = std::to_string(millicores / 1000);
+    std::uint64_t frac = millicores % 1000;
+    if (frac) {
+      std::string f = std::to_string(1000 + frac).substr(1);
+      while (f.back() == '0') f.pop_back();
+      s += "." + f;
+    }
+    return s;
+  }
+
+ private:
+  friend class container_spec_builder;
+  image_id image_;
+  std::string script_path_;
+  std::string run_id_;
+  SandboxLimits limits_;
+  std::uint32_t uid_ = spec_constants::default_uid;
+  std::uint32_t gid_ = spec_constants::default_gid;
+};
+
+struct spec_result {
+  container_spec spec;
+  spec_error error = spec_error::ok;
+  limit_violation violation{};  // set with limits_out_of_bounds
+  explicit operator bool() const noexcept { return error == spec_error::ok; }
+};
+
+class container_spec_builder {
+ public:
+  container_spec_builder& image(const image_id& id) {
+    spec_.image_ = id;
+    have_image_ = true;
+    return *this;
+  }
+
+  container_spec_builder& script(std::string_view host_path) {
+    if (host_path.empty() || host_path.front() != '/') return fail(spec_error::script_path_relative);
+    for (char c : host_path) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == ',' || c == '"' || c == '=' || c == ':' || u < 0x20 || u == 0x7f)
+        return fail(spec_error::script_path_unsafe);
+    }
+    if (host_path.find("/../") != std::string_view::npos || host_path.ends_with("/.."))
+      return fail(spec_error::script_path_unsafe);
+    spec_.script_path_.assign(host_path);
+    have_script_ = true;
+    return *this;
+  }
+
+  container_spec_builder& run_id(std::string_view id) {
+    if (id.size() != spec_constants::run_id_digits) return fail(spec_error::run_id_malformed);
+    for (char c : id)
+      if (!detail::is_lower_hex(c)) return fail(spec_error::run_id_malformed);
+    spec_.run_id_.assign(id);
+    have_run_id_ = true;
+    return *this;
+  }
+
+  container_spec_builder& limits(const SandboxLimits& l) {
+    if (const auto v = validate(l)) {
+      if (error_ == spec_error::ok) violation_ = *v;
+      return fail(spec_error::limits_out_of_bounds);
+    }
+    spec_.limits_ = l;
+    return *this;
+  }
+
+  container_spec_builder& user(std::uint32_t uid, std::uint32_t gid) {
+    if (uid == 0 || gid == 0) return fail(spec_error::root_user);
+    if (uid > spec_constants::max_id || gid > spec_constants::max_id)
+      return fail(spec_error::user_out_of_range);
+    spec_.uid_ = uid;
+    spec_.gid_ = gid;
+    return *this;
+  }
+
+  spec_result build() const {
+    spec_result r;
+    r.error = error_;
+    r.violation = violation_;
+    if (r.error == spec_error::ok) {
+      if (!have_image_) r.error = spec_error::missing_image;
+      else if (!have_script_) r.error = spec_error::missing_script;
+      else if (!have_run_id_) r.error = spec_error::missing_run_id;
+    }
+    if (r.error == spec_error::ok) r.spec = spec_;
+    return r;
+  }
+
+ private:
+  container_spec_builder& fail(spec_error e) {
+    if (error_ == spec_error::ok) error_ = e;  // the first error sticks
+    return *this;
+  }
+
+  container_spec spec_;
+  spec_error error_ = spec_error::ok;
+  limit_violation violation_{};
+  bool have_image_ = false, have_script_ = false, have_run_id_ = false;
+};
+
+}  // namespace plb::sandbox

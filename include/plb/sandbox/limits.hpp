@@ -1,0 +1,166 @@
+// SandboxLimits: every resource bound of one sandboxed run, with its unit, default, bounds and the
+// reason for them. This is the only place that knows bounds and defaults; everything else asks it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace plb::sandbox {
+
+// Every field is an unsigned count in the unit its name carries. A limit is never zero and never
+// unbounded: validate() holds each field to [min, max] in limit_table below.
+struct SandboxLimits {
+  std::uint64_t wall_seconds = 30;           // watchdog deadline from container start
+  std::uint64_t memory_mib = 512;            // --memory, and --memory-swap equal to it: no swap
+  std::uint64_t cpu_millicores = 1000;       // --cpus, in thousandths of a CPU
+  std::uint64_t guest_processes = 64;        // RLIMIT_NPROC inside gVisor (processes and threads)
+  std::uint64_t host_runtime_tasks = 448;    // host PID cgroup allowance on top of guest_processes
+  std::uint64_t scratch_mib = 16;            // size of the noexec tmpfs at /tmp
+  std::uint64_t output_mib = 4;              // stdout and stderr together
+  std::uint64_t open_files = 256;            // RLIMIT_NOFILE
+  std::uint64_t file_size_mib = 16;          // RLIMIT_FSIZE
+  std::uint64_t input_values = 1'000'000;    // feature values sent to the script
+  std::uint64_t input_json_mib = 64;         // encoded {"features": ...} document
+  std::uint64_t script_mib = 8;              // the submitted script, embedded parameters included
+
+  friend constexpr bool operator==(const SandboxLimits&, const SandboxLimits&) = default;
+};
+
+enum class limit_field : std::uint8_t {
+  wall_seconds,
+  memory_mib,
+  cpu_millicores,
+  guest_processes,
+  host_runtime_tasks,
+  scratch_mib,
+  output_mib,
+  open_files,
+  file_size_mib,
+  input_values,
+  input_json_mib,
+  script_mib,
+};
+
+struct limit_info {
+  limit_field field;
+  std::string_view name;
+  std::uint64_t SandboxLimits::*member;
+  std::uint64_t min;
+  std::uint64_t max;
+  std::string_view unit;
+  std::string_view reason;  // why the bounds are where they are
+};
+
+inline constexpr std::uint64_t mib = 1024 * 1024;
+
+// The bounds. A reviewer reads this table, not the code that uses it.
+inline constexpr std::array<limit_info, 12> limit_table{{
+    {limit_field::wall_seconds, "wall_seconds", &SandboxLimits::wall_seconds, 1, 3600, "s",
+     "a run that cannot finish in an hour is not an evaluation; 0 would never start"},
+    {limit_field::memory_mib, "memory_mib", &SandboxLimits::memory_mib, 64, 65536, "MiB",
+     "gVisor and the interpreter need about 64 MiB; 64 GiB caps a host of this class"},
+    {limit_field::cpu_millicores, "cpu_millicores", &SandboxLimits::cpu_millicores, 100, 64000,
+     "1/1000 CPU", "below 0.1 CPU the interpreter cannot start in time"},
+    {limit_field::guest_processes, "guest_processes", &SandboxLimits::guest_processes, 4, 1024,
+     "processes", "the interpreter and its BLAS threads need a few; gVisor counts threads too"},
+    {limit_field::host_runtime_tasks, "host_runtime_tasks", &SandboxLimits::host_runtime_tasks, 64,
+     8192, "host tasks",
+     "gVisor's ptrace platform spends host tasks per guest thread; an idle sandbox uses ~44 "
+     "(measured: see SECURITY.md)"},
+    {limit_field::scratch_mib, "scratch_mib", &SandboxLimits::scratch_mib, 1, 1024, "MiB",
+     "tmpfs pages are charged to the container's memory"},
+    {limit_field::output_mib, "output_mib", &SandboxLimits::output_mib, 1, 256, "MiB",
+     "the host buffers the output to parse it"},
+    {limit_field::open_files, "open_files", &SandboxLimits::open_files, 16, 65536, "descriptors",
+     "the interpreter needs stdio plus its modules; 65536 is the usual hard limit"},
+    {limit_field::file_size_mib, "file_size_mib", &SandboxLimits::file_size_mib, 1, 1024, "MiB",
+     "writes can only land in scratch, which is at most 1 GiB"},
+    {limit_field::input_values, "input_values", &SandboxLimits::input_values, 1, 10'000'000,
+     "values", "the host holds every selected value as a double"},
+    {limit_field::input_json_mib, "input_json_mib", &SandboxLimits::input_json_mib, 1, 1024,
+     "MiB", "the script holds the whole document in memory"},
+    {limit_field::script_mib, "script_mib", &SandboxLimits::script_mib, 1, 64, "MiB",
+     "the snapshot is read into host memory once"},
+}};
+
+constexpr const limit_info& info(limit_field f) noexcept {
+  return limit_table[static_cast<std::size_t>(f)];
+}
+
+constexpr std::uint64_t get(const SandboxLimits& l, limit_field f) noexcept {
+  return l.*(info(f).member);
+}
+
+constexpr std::uint64_t bytes(std::uint64_t mebibytes) noexcept { return mebibytes * mib; }
+
+// The first field outside its bounds, with the value found.
+struct limit_violation {
+  limit_field field;
+  std::uint64_t value;
+
+  constexpr std::uint64_t min() const noexcept { return info(field).min; }
+  constexpr std::uint64_t max() const noexcept { return info(field).max; }
+  friend constexpr bool operator==(const limit_violation&, const limit_violation&) = default;
+};
+
+constexpr std::optional<limit_violation> validate(const SandboxLimits& l) noexcept {
+  for (const limit_info& i : limit_table) {
+    const std::uint64_t v = l.*(i.member);
+    if (v < i.min || v > i.max) return limit_violation{i.field, v};
+  }
+  return std::nullopt;
+}
+
+// Total host tasks the container's PID cgroup allows: guest processes plus gVisor's own threads.
+constexpr std::uint64_t pids_limit(const SandboxLimits& l) noexcept {
+  return l.guest_processes + l.host_runtime_tasks;
+}
+
+// ---- Limit values as an operator types them (CLI flags) -------------------------------------
+
+enum class limit_parse_error : std::uint8_t {
+  ok,
+  empty,
+  not_a_whole_number,  // a sign, a point, a space, a letter, ...
+  leading_zero,
+  out_of_bounds,
+};
+
+constexpr std::string_view message(limit_parse_error e) noexcept {
+  switch (e) {
+    case limit_parse_error::ok: return "ok";
+    case limit_parse_error::empty: return "empty value";
+    case limit_parse_error::not_a_whole_number: return "not a whole decimal number";
+    case limit_parse_error::leading_zero: return "leading zero";
+    case limit_parse_error::out_of_bounds: return "outside the allowed bounds";
+  }
+  return "unknown error";
+}
+
+struct limit_parse_result {
+  std::uint64_t value = 0;
+  limit_parse_error error = limit_parse_error::ok;
+  std::size_t offset = 0;  // byte where the text went wrong
+  explicit constexpr operator bool() const noexcept { return error == limit_parse_error::ok; }
+};
+
+// Strict: decimal digits only, no sign, no leading zero, no surrounding space, within the bounds.
+constexpr limit_parse_result parse_limit(limit_field f, std::string_view text) noexcept {
+  if (text.empty()) return {0, limit_parse_error::empty, 0};
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return {0, limit_parse_error::not_a_whole_number, i};
+  }
+  if (text.size() > 1 && text[0] == '0') return {0, limit_parse_error::leading_zero, 0};
+  std::uint64_t v = 0;
+  for (char c : text) {
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return {0, limit_parse_error::out_of_bounds, 0};
+    v = v * 10 + d;
+  }
+  if (v < info(f).min || v > info(f).max) return {v, limit_parse_error::out_of_bounds, 0};
+  return {v, limit_parse_error::ok, 0};
+}
+
+}  // namespace plb::sandbox

@@ -1,0 +1,71 @@
+// The record behind <output>.sandbox.json: what ran, on what, under which limits, with what
+// outcome. Every field comes from the operator, the daemon or the tool; the type has no field that
+// could hold bytes from the script, so the rendered JSON can never carry them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "plb/sandbox/digest.hpp"
+#include "plb/sandbox/image_id.hpp"
+#include "plb/sandbox/limits.hpp"
+#include "plb/sandbox/task_type.hpp"
+#include "plb/sandbox/verdict.hpp"
+
+namespace plb::sandbox {
+
+struct provenance_record {
+  std::string tool_version;
+  sha256_digest model_sha256;
+  image_id runtime_image;
+  std::string runtime_name;     // the Docker runtime, "runsc"
+  std::string runtime_version;  // as the runtime binary reports it
+  SandboxLimits limits;
+  task_type task = task_type::regression;
+  std::vector<std::string> features;
+  std::string id_column;        // empty: rows are numbered
+  std::size_t rows = 0;
+  sha256_digest input_sha256;   // of the data file as read
+  sha256_digest predictions_sha256;
+  std::string started_at;       // UTC, ISO 8601, from the host clock
+  double wall_seconds = 0;      // container start to exit, host clock
+  verdict outcome = verdict::success;
+};
+
+inline boost::json::object to_json(const provenance_record& p) {
+  boost::json::object limits;
+  for (const limit_info& i : limit_table) limits[i.name] = get(p.limits, i.field);
+  limits["pids_limit"] = pids_limit(p.limits);
+
+  boost::json::array features;
+  for (const std::string& f : p.features) features.emplace_back(f);
+
+  boost::json::object o;
+  o["schema"] = "plb-sandbox/provenance/1";
+  o["privacy"] = "local-only: do not publish or return to the model submitter";
+  o["tool_version"] = p.tool_version;
+  o["model_sha256"] = p.model_sha256.hex();
+  o["runtime_image"] = p.runtime_image.str();
+  o["runtime"] = {{"name", p.runtime_name}, {"version", p.runtime_version}};
+  o["limits"] = std::move(limits);
+  o["task_type"] = name(p.task);
+  o["features"] = std::move(features);
+  o["id_column"] = p.id_column.empty() ? boost::json::value(nullptr) : boost::json::value(p.id_column);
+  o["rows"] = p.rows;
+  o["input_sha256"] = p.input_sha256.hex();
+  o["predictions_sha256"] = p.predictions_sha256.hex();
+  o["started_at"] = p.started_at;
+  o["wall_seconds"] = p.wall_seconds;
+  o["verdict"] = name(p.outcome);
+  return o;
+}
+
+inline std::string render_json(const provenance_record& p) {
+  return boost::json::serialize(to_json(p)) + "\n";
+}
+
+}  // namespace plb::sandbox

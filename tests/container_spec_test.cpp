@@ -1,0 +1,163 @@
+#include "plb/sandbox/container_spec.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sb = plb::sandbox;
+using E = sb::spec_error;
+
+namespace {
+const std::string kImage = "sha256:88bf3be576309ae11d44e8e77e1338c82473d5fd6687c54e801170e8a900e870";
+const std::string kRun = "0123456789abcdef0123456789abcdef";
+const std::string kScript = "/var/lib/plb-sandbox/runs/abc/model.py";
+
+sb::container_spec_builder base() {
+  sb::container_spec_builder b;
+  b.image(sb::parse_image_id(kImage).id).script(kScript).run_id(kRun);
+  return b;
+}
+}  // namespace
+
+TEST(ContainerSpec, DefaultArgvInFull) {
+  const auto r = base().build();
+  ASSERT_TRUE(r) << sb::message(r.error);
+  const std::vector<std::string> want{
+      "run",
+      "--interactive",
+      "--name=plb-sandbox-" + kRun,
+      "--label=plb-sandbox.run=" + kRun,
+      "--runtime=runsc",
+      "--pull=never",
+      "--user=65534:65534",
+      "--cap-drop=ALL",
+      "--security-opt=no-new-privileges",
+      "--network=none",
+      "--ipc=none",
+      "--read-only",
+      "--mount=type=bind,source=" + kScript + ",target=/sandbox/model.py,readonly",
+      "--tmpfs=/tmp:rw,size=16m,noexec,nosuid,nodev,mode=1777",
+      "--memory=512m",
+      "--memory-swap=512m",
+      "--cpus=1",
+      "--pids-limit=512",
+      "--ulimit=nproc=64:64",
+      "--ulimit=nofile=256:256",
+      "--ulimit=fsize=16777216:16777216",
+      "--ulimit=core=0:0",
+      "--log-driver=none",
+      "--no-healthcheck",
+      "--entrypoint=/usr/bin/env",
+      kImage,
+      "-i",
+      "/usr/local/bin/python",
+      "-I",
+      "-B",
+      "/sandbox/model.py",
+  };
+  EXPECT_EQ(r.spec.docker_run_arguments(), want);
+  EXPECT_EQ(r.spec.container_name(), "plb-sandbox-" + kRun);
+}
+
+TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
+  for (bool upper : {false, true}) {
+    sb::SandboxLimits l;
+    for (const auto& i : sb::limit_table) l.*(i.member) = upper ? i.max : i.min;
+    const auto r = base().limits(l).user(upper ? sb::spec_constants::max_id : 1, upper ? sb::spec_constants::max_id : 1).build();
+    ASSERT_TRUE(r) << sb::message(r.error);
+    const auto argv = r.spec.docker_run_arguments();
+    auto has = [&](const std::string& a) { return std::find(argv.begin(), argv.end(), a) != argv.end(); };
+    if (upper) {
+      EXPECT_TRUE(has("--memory=65536m"));
+      EXPECT_TRUE(has("--memory-swap=65536m"));
+      EXPECT_TRUE(has("--cpus=64"));
+      EXPECT_TRUE(has("--pids-limit=9216"));
+      EXPECT_TRUE(has("--ulimit=nproc=1024:1024"));
+      EXPECT_TRUE(has("--ulimit=nofile=65536:65536"));
+      EXPECT_TRUE(has("--ulimit=fsize=1073741824:1073741824"));
+      EXPECT_TRUE(has("--tmpfs=/tmp:rw,size=1024m,noexec,nosuid,nodev,mode=1777"));
+      EXPECT_TRUE(has("--user=2147483646:2147483646"));
+    } else {
+      EXPECT_TRUE(has("--memory=64m"));
+      EXPECT_TRUE(has("--memory-swap=64m"));
+      EXPECT_TRUE(has("--cpus=0.1"));
+      EXPECT_TRUE(has("--pids-limit=68"));
+      EXPECT_TRUE(has("--ulimit=nproc=4:4"));
+      EXPECT_TRUE(has("--ulimit=nofile=16:16"));
+      EXPECT_TRUE(has("--ulimit=fsize=1048576:1048576"));
+      EXPECT_TRUE(has("--tmpfs=/tmp:rw,size=1m,noexec,nosuid,nodev,mode=1777"));
+      EXPECT_TRUE(has("--user=1:1"));
+    }
+    // The controls do not depend on the limits: the same fixed flags at every bound.
+    for (const char* fixed : {"--runtime=runsc", "--pull=never", "--cap-drop=ALL", "--security-opt=no-new-privileges",
+                              "--network=none", "--ipc=none", "--read-only", "--ulimit=core=0:0", "--log-driver=none",
+                              "--entrypoint=/usr/bin/env", "-i"})
+      EXPECT_TRUE(has(fixed)) << fixed;
+    EXPECT_EQ(argv.size(), 31u);
+    EXPECT_EQ(std::count_if(argv.begin(), argv.end(), [](const std::string& a) { return a.starts_with("--mount"); }), 1);
+  }
+}
+
+TEST(ContainerSpec, CpusRendering) {
+  EXPECT_EQ(sb::container_spec::cpus(1000), "1");
+  EXPECT_EQ(sb::container_spec::cpus(1500), "1.5");
+  EXPECT_EQ(sb::container_spec::cpus(250), "0.25");
+  EXPECT_EQ(sb::container_spec::cpus(2005), "2.005");
+  EXPECT_EQ(sb::container_spec::cpus(100), "0.1");
+}
+
+struct Bad {
+  std::string name;
+  std::function<void(sb::container_spec_builder&)> apply;
+  E error;
+};
+class SpecRejects : public ::testing::TestWithParam<Bad> {};
+TEST_P(SpecRejects, AtBuildTime) {
+  auto b = base();
+  GetParam().apply(b);
+  const auto r = b.build();
+  EXPECT_EQ(r.error, GetParam().error) << sb::message(r.error);
+  EXPECT_TRUE(r.spec.run_id().empty()) << "a failed build hands out no spec";
+}
+std::string PrintBad(const ::testing::TestParamInfo<Bad>& i) { return i.param.name; }
+
+INSTANTIATE_TEST_SUITE_P(Table, SpecRejects, ::testing::Values(
+    Bad{"relative_script", [](auto& b) { b.script("model.py"); }, E::script_path_relative},
+    Bad{"empty_script", [](auto& b) { b.script(""); }, E::script_path_relative},
+    Bad{"comma_in_path", [](auto& b) { b.script("/a,readonly=false/m.py"); }, E::script_path_unsafe},
+    Bad{"equals_in_path", [](auto& b) { b.script("/a=b/m.py"); }, E::script_path_unsafe},
+    Bad{"colon_in_path", [](auto& b) { b.script("/a:b/m.py"); }, E::script_path_unsafe},
+    Bad{"newline_in_path", [](auto& b) { b.script("/a\n/m.py"); }, E::script_path_unsafe},
+    Bad{"dotdot_in_path", [](auto& b) { b.script("/a/../etc/m.py"); }, E::script_path_unsafe},
+    Bad{"short_run_id", [](auto& b) { b.run_id("abc"); }, E::run_id_malformed},
+    Bad{"upper_run_id", [](auto& b) { b.run_id("0123456789ABCDEF0123456789abcdef"); }, E::run_id_malformed},
+    Bad{"flag_run_id", [](auto& b) { b.run_id("--privileged=true-0123456789abcd"); }, E::run_id_malformed},
+    Bad{"root_uid", [](auto& b) { b.user(0, 100); }, E::root_user},
+    Bad{"root_gid", [](auto& b) { b.user(100, 0); }, E::root_user},
+    Bad{"huge_uid", [](auto& b) { b.user(4294967295u, 100); }, E::user_out_of_range},
+    Bad{"zero_memory", [](auto& b) { sb::SandboxLimits l; l.memory_mib = 0; b.limits(l); }, E::limits_out_of_bounds},
+    Bad{"first_error_sticks", [](auto& b) { b.user(0, 0).script("rel").run_id("x"); }, E::root_user}),
+    PrintBad);
+
+TEST(ContainerSpec, MissingPartsAreReported) {
+  sb::container_spec_builder none;
+  EXPECT_EQ(none.build().error, E::missing_image);
+  sb::container_spec_builder no_script;
+  no_script.image(sb::parse_image_id(kImage).id).run_id(kRun);
+  EXPECT_EQ(no_script.build().error, E::missing_script);
+  sb::container_spec_builder no_run;
+  no_run.image(sb::parse_image_id(kImage).id).script(kScript);
+  EXPECT_EQ(no_run.build().error, E::missing_run_id);
+}
+
+TEST(ContainerSpec, LimitViolationNamesTheField) {
+  sb::SandboxLimits l;
+  l.wall_seconds = 99999;
+  const auto r = base().limits(l).build();
+  ASSERT_EQ(r.error, E::limits_out_of_bounds);
+  EXPECT_EQ(r.violation.field, sb::limit_field::wall_seconds);
+  EXPECT_EQ(r.violation.value, 99999u);
+}

@@ -1,0 +1,109 @@
+#include "plb/sandbox/limits.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace sb = plb::sandbox;
+
+TEST(Limits, DefaultsAreTheSpecs) {
+  const sb::SandboxLimits l;
+  EXPECT_EQ(l.wall_seconds, 30u);
+  EXPECT_EQ(l.memory_mib, 512u);
+  EXPECT_EQ(l.cpu_millicores, 1000u);
+  EXPECT_EQ(l.guest_processes, 64u);
+  EXPECT_EQ(l.scratch_mib, 16u);
+  EXPECT_EQ(l.output_mib, 4u);
+  EXPECT_EQ(l.input_values, 1'000'000u);
+  EXPECT_EQ(l.input_json_mib, 64u);
+  EXPECT_EQ(l.script_mib, 8u);
+  EXPECT_FALSE(sb::validate(l).has_value());
+}
+
+TEST(Limits, TableIsInEnumOrderAndNamesItsMember) {
+  for (std::size_t i = 0; i < sb::limit_table.size(); ++i) {
+    const auto& info = sb::limit_table[i];
+    EXPECT_EQ(static_cast<std::size_t>(info.field), i) << info.name;
+    EXPECT_GE(info.min, 1u) << info.name << ": a limit of zero must be impossible";
+    EXPECT_LT(info.min, info.max) << info.name;
+    EXPECT_FALSE(info.reason.empty()) << info.name;
+    sb::SandboxLimits l;
+    l.*(info.member) = 777'777'777;
+    EXPECT_EQ(sb::get(l, info.field), 777'777'777u) << info.name;
+  }
+}
+
+TEST(Limits, EveryFieldIsHeldToItsBounds) {
+  for (const auto& info : sb::limit_table) {
+    for (std::uint64_t v : {info.min, info.max}) {
+      sb::SandboxLimits l;
+      l.*(info.member) = v;
+      EXPECT_FALSE(sb::validate(l).has_value()) << info.name << "=" << v;
+    }
+    for (std::uint64_t v : {std::uint64_t{0}, info.min - 1, info.max + 1, UINT64_MAX}) {
+      if (v >= info.min && v <= info.max) continue;
+      sb::SandboxLimits l;
+      l.*(info.member) = v;
+      const auto bad = sb::validate(l);
+      ASSERT_TRUE(bad.has_value()) << info.name << "=" << v;
+      EXPECT_EQ(bad->field, info.field);
+      EXPECT_EQ(bad->value, v);
+      EXPECT_EQ(bad->min(), info.min);
+      EXPECT_EQ(bad->max(), info.max);
+    }
+  }
+}
+
+TEST(Limits, FirstViolationInTableOrderIsReported) {
+  sb::SandboxLimits l;
+  l.script_mib = 0;
+  l.memory_mib = 1;
+  const auto bad = sb::validate(l);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->field, sb::limit_field::memory_mib);
+}
+
+TEST(Limits, PidsLimitAddsTheRuntimeAllowance) {
+  sb::SandboxLimits l;
+  l.guest_processes = 10;
+  l.host_runtime_tasks = 100;
+  EXPECT_EQ(sb::pids_limit(l), 110u);
+}
+
+struct ParseCase {
+  std::string text;
+  sb::limit_parse_error error;
+  std::uint64_t value;
+  std::size_t offset;
+};
+
+class ParseLimit : public ::testing::TestWithParam<ParseCase> {};
+
+TEST_P(ParseLimit, WallSeconds) {
+  const auto& c = GetParam();
+  const auto r = sb::parse_limit(sb::limit_field::wall_seconds, c.text);
+  EXPECT_EQ(r.error, c.error) << '"' << c.text << '"' << ": " << sb::message(r.error);
+  EXPECT_EQ(r.offset, c.offset);
+  if (r) {
+    EXPECT_EQ(r.value, c.value);
+  }
+  EXPECT_EQ(static_cast<bool>(r), c.error == sb::limit_parse_error::ok);
+}
+
+using E = sb::limit_parse_error;
+INSTANTIATE_TEST_SUITE_P(Table, ParseLimit,
+    ::testing::Values(ParseCase{"30", E::ok, 30, 0}, ParseCase{"1", E::ok, 1, 0},
+                      ParseCase{"3600", E::ok, 3600, 0}, ParseCase{"", E::empty, 0, 0},
+                      ParseCase{"0", E::out_of_bounds, 0, 0}, ParseCase{"3601", E::out_of_bounds, 0, 0},
+                      ParseCase{"030", E::leading_zero, 0, 0}, ParseCase{"+30", E::not_a_whole_number, 0, 0},
+                      ParseCase{"-1", E::not_a_whole_number, 0, 0}, ParseCase{"3.5", E::not_a_whole_number, 0, 1},
+                      ParseCase{" 30", E::not_a_whole_number, 0, 0}, ParseCase{"30 ", E::not_a_whole_number, 0, 2},
+                      ParseCase{"1e3", E::not_a_whole_number, 0, 1}, ParseCase{"0x10", E::not_a_whole_number, 0, 1},
+                      ParseCase{"99999999999999999999999", E::out_of_bounds, 0, 0}));
+
+TEST(Limits, MessagesAreDistinct) {
+  std::set<std::string_view> seen;
+  for (auto e : {E::ok, E::empty, E::not_a_whole_number, E::leading_zero, E::out_of_bounds})
+    EXPECT_TRUE(seen.insert(sb::message(e)).second);
+}

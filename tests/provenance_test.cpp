@@ -1,0 +1,40 @@
+#include "plb/sandbox/provenance.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+
+namespace sb = plb::sandbox;
+
+TEST(Provenance, RendersEveryFieldAsJson) {
+  sb::provenance_record p;
+  p.tool_version = "0.1.0";
+  p.model_sha256 = sb::sha256_of(std::string_view("model")).digest;
+  p.runtime_image = sb::parse_image_id("sha256:88bf3be576309ae11d44e8e77e1338c82473d5fd6687c54e801170e8a900e870").id;
+  p.runtime_name = "runsc";
+  p.runtime_version = "runsc version 0.0~20221219.0";
+  p.limits.wall_seconds = 12;
+  p.task = sb::task_type::binary_classification;
+  p.features = {"a", "b \"quoted\"\n"};
+  p.rows = 3;
+  p.input_sha256 = sb::sha256_of(std::string_view("csv")).digest;
+  p.started_at = "2026-11-29T08:00:00Z";
+  p.wall_seconds = 1.25;
+  const std::string text = sb::render_json(p);
+  ASSERT_EQ(text.back(), '\n');
+  const auto v = boost::json::parse(text).as_object();
+  EXPECT_EQ(v.at("model_sha256").as_string(), p.model_sha256.hex());
+  EXPECT_EQ(v.at("runtime_image").as_string(), p.runtime_image.str());
+  EXPECT_EQ(v.at("runtime").at("name").as_string(), "runsc");
+  EXPECT_EQ(v.at("limits").at("wall_seconds").to_number<std::uint64_t>(), 12u);
+  EXPECT_EQ(v.at("limits").at("pids_limit").to_number<std::uint64_t>(), sb::pids_limit(p.limits));
+  EXPECT_EQ(v.at("limits").as_object().size(), sb::limit_table.size() + 1);
+  EXPECT_EQ(v.at("task_type").as_string(), "binary-classification");
+  EXPECT_EQ(v.at("features").as_array().at(1).as_string(), "b \"quoted\"\n");
+  EXPECT_TRUE(v.at("id_column").is_null());
+  EXPECT_EQ(v.at("rows").to_number<std::uint64_t>(), 3u);
+  EXPECT_EQ(v.at("input_sha256").as_string(), p.input_sha256.hex());
+  EXPECT_EQ(v.at("verdict").as_string(), "success");
+  EXPECT_DOUBLE_EQ(v.at("wall_seconds").as_double(), 1.25);
+  EXPECT_NE(v.at("privacy").as_string().find("local-only"), boost::json::string::npos);
+}
