@@ -161,3 +161,20 @@ TEST(ContainerSpec, LimitViolationNamesTheField) {
   EXPECT_EQ(r.violation.field, sb::limit_field::wall_seconds);
   EXPECT_EQ(r.violation.value, 99999u);
 }
+
+TEST(ContainerSpec, ProbeHasEveryControlButNoMount) {
+  sb::container_spec_builder b;
+  b.image(sb::parse_image_id(kImage).id).run_id(kRun);
+  EXPECT_EQ(b.build().error, E::missing_script);
+  const auto r = b.build_probe();
+  ASSERT_TRUE(r) << sb::message(r.error);
+  auto probe = r.spec.docker_probe_arguments();
+  auto full = base().build().spec.docker_run_arguments();
+  // The probe is the scoring argv minus the mount, with -c CODE in place of the script.
+  full.erase(std::remove_if(full.begin(), full.end(), [](const std::string& a) { return a.starts_with("--mount="); }),
+             full.end());
+  full.pop_back();
+  full.push_back("-c");
+  full.push_back(std::string(sb::spec_constants::probe_code));
+  EXPECT_EQ(probe, full);
+}

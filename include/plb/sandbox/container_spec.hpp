@@ -60,6 +60,7 @@ inline constexpr std::uint32_t default_uid = 65534;  // nobody
 inline constexpr std::uint32_t default_gid = 65534;  // nogroup
 inline constexpr std::uint32_t max_id = 2147483646;  // below the kernel's (uid_t)-1 sentinel range
 inline constexpr std::size_t run_id_digits = 32;
+inline constexpr std::string_view probe_code = "import os; print(os.uname().release)";
 }  // namespace spec_constants
 
 class container_spec {
@@ -77,11 +78,39 @@ class container_spec {
   // Arguments after the docker binary, starting with "run". One token per flag ("--flag=value")
   // so that no value can be read as a flag.
   std::vector<std::string> docker_run_arguments() const {
+    std::vector<std::string> argv = controls(true);
+    argv.emplace_back(spec_constants::script_target);
+    return argv;
+  }
+
+  // The preflight's probe: the same sandbox with every control, but no script mount; the trusted
+  // image's interpreter prints the kernel release it sees, which under gVisor is gVisor's own.
+  std::vector<std::string> docker_probe_arguments() const {
+    std::vector<std::string> argv = controls(false);
+    argv.emplace_back("-c");
+    argv.emplace_back(spec_constants::probe_code);
+    return argv;
+  }
+
+  // "1", "0.25", "1.5": --cpus takes a decimal count of CPUs.
+  static std::string cpus(std::uint64_t millicores) {
+    std::string s = std::to_string(millicores / 1000);
+    std::uint64_t frac = millicores % 1000;
+    if (frac) {
+      std::string f = std::to_string(1000 + frac).substr(1);
+      while (f.back() == '0') f.pop_back();
+      s += "." + f;
+    }
+    return s;
+  }
+
+  // Everything up to the interpreter's arguments.
+  std::vector<std::string> controls(bool with_script) const {
     namespace k = spec_constants;
     const auto n = [](std::uint64_t v) { return std::to_string(v); };
     const std::string memory = n(limits_.memory_mib) + "m";
     const std::string file_size = n(bytes(limits_.file_size_mib));
-    return {
+    std::vector<std::string> argv{
         "run",
         "--interactive",  // the features arrive on stdin
         "--name=" + container_name(),
@@ -94,8 +123,12 @@ class container_spec {
         "--network=none",
         "--ipc=none",
         "--read-only",
-        "--mount=type=bind,source=" + script_path_ + ",target=" + std::string(k::script_target) +
-            ",readonly",
+    };
+    if (with_script) {
+      argv.push_back("--mount=type=bind,source=" + script_path_ + ",target=" + std::string(k::script_target) +
+                     ",readonly");
+    }
+    const std::vector<std::string> rest{
         "--tmpfs=" + std::string(k::scratch_target) + ":rw,size=" + n(limits_.scratch_mib) +
             "m,noexec,nosuid,nodev,mode=1777",
         "--memory=" + memory,
@@ -114,20 +147,9 @@ class container_spec {
         std::string(k::python),
         "-I",  // isolated: no PYTHON* variables, no user site, script dir not on sys.path
         "-B",  // no bytecode writes to the read-only mount
-        std::string(k::script_target),
     };
-  }
-
-  // "1", "0.25", "1.5": --cpus takes a decimal count of CPUs.
-  static std::string cpus(std::uint64_t millicores) {
-    std::string s = std::to_string(millicores / 1000);
-    std::uint64_t frac = millicores % 1000;
-    if (frac) {
-      std::string f = std::to_string(1000 + frac).substr(1);
-      while (f.back() == '0') f.pop_back();
-      s += "." + f;
-    }
-    return s;
+    argv.insert(argv.end(), rest.begin(), rest.end());
+    return argv;
   }
 
  private:
@@ -196,20 +218,25 @@ class container_spec_builder {
     return *this;
   }
 
-  spec_result build() const {
+  spec_result build() const { return finish(true); }
+
+  // A spec for docker_probe_arguments() only: no script snapshot is needed.
+  spec_result build_probe() const { return finish(false); }
+
+ private:
+  spec_result finish(bool need_script) const {
     spec_result r;
     r.error = error_;
     r.violation = violation_;
     if (r.error == spec_error::ok) {
       if (!have_image_) r.error = spec_error::missing_image;
-      else if (!have_script_) r.error = spec_error::missing_script;
+      else if (need_script && !have_script_) r.error = spec_error::missing_script;
       else if (!have_run_id_) r.error = spec_error::missing_run_id;
     }
     if (r.error == spec_error::ok) r.spec = spec_;
     return r;
   }
 
- private:
   container_spec_builder& fail(spec_error e) {
     if (error_ == spec_error::ok) error_ = e;  // the first error sticks
     return *this;

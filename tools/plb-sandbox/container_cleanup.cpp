@@ -1,0 +1,78 @@
+#include "container_cleanup.hpp"
+
+#include <thread>
+
+#include <boost/json.hpp>
+
+#include "failure.hpp"
+#include "plb/sandbox/container_spec.hpp"
+
+namespace plb::tool {
+
+std::optional<container_state> inspect_container(const docker_engine& engine, const std::string& name) {
+  std::string problem;
+  auto reply = engine.get("/containers/" + name + "/json", problem);
+  if (!reply) fail(sandbox::verdict::cleanup_failed, problem);
+  if (reply->status == 404) return std::nullopt;
+  if (reply->status != 200)
+    fail(sandbox::verdict::cleanup_failed, "inspecting container " + name + " failed with HTTP " + std::to_string(reply->status));
+  auto state = parse_container_inspect(reply->body, problem);
+  if (!state) fail(sandbox::verdict::cleanup_failed, "inspecting container " + name + ": " + problem);
+  return state;
+}
+
+void remove_container(const docker_engine& engine, const std::string& name, std::chrono::seconds deadline) {
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  std::string last = "no answer";
+  while (true) {
+    std::string problem;
+    auto reply = engine.del("/containers/" + name + "?force=1&v=1", problem);
+    if (!reply) {
+      last = problem;
+    } else if (reply->status == 204 || reply->status == 404) {
+      auto check = engine.get("/containers/" + name + "/json", problem);
+      if (check && check->status == 404) return;
+      last = check ? "still listed after removal" : problem;
+    } else {
+      last = "removal answered HTTP " + std::to_string(reply->status);
+    }
+    if (std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  fail(sandbox::verdict::cleanup_failed, "container " + name + " could not be removed within " +
+                                             std::to_string(deadline.count()) + " s (" + last +
+                                             "); remove it with: docker rm -f " + name);
+}
+
+std::vector<std::string> labelled_containers(const docker_engine& engine) {
+  namespace json = boost::json;
+  std::string problem;
+  const std::string filter = R"({"label":[")" + std::string(sandbox::spec_constants::run_label) + R"("]})";
+  std::string encoded;
+  for (unsigned char c : filter) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_') encoded += static_cast<char>(c);
+    else {
+      static constexpr char hex[] = "0123456789ABCDEF";
+      encoded += '%';
+      encoded += hex[c >> 4];
+      encoded += hex[c & 0xf];
+    }
+  }
+  auto reply = engine.get("/containers/json?all=1&filters=" + encoded, problem);
+  if (!reply) fail(sandbox::verdict::cleanup_failed, problem);
+  if (reply->status != 200) fail(sandbox::verdict::cleanup_failed, "listing containers answered HTTP " + std::to_string(reply->status));
+  std::vector<std::string> names;
+  json::error_code ec;
+  const json::value v = json::parse(reply->body, ec);
+  if (ec || !v.is_array()) fail(sandbox::verdict::cleanup_failed, "listing containers: reply is not a JSON array");
+  for (const json::value& c : v.get_array()) {
+    const json::value* ns = c.is_object() ? c.get_object().if_contains("Names") : nullptr;
+    if (!ns || !ns->is_array() || ns->get_array().empty() || !ns->get_array()[0].is_string()) continue;
+    std::string n(ns->get_array()[0].get_string());
+    if (!n.empty() && n.front() == '/') n.erase(0, 1);
+    names.push_back(std::move(n));
+  }
+  return names;
+}
+
+}  // namespace plb::tool

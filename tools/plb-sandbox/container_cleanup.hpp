@@ -1,0 +1,25 @@
+// Inspecting and removing the one container a run created, by its unique name. Removal is
+// confirmed by the daemon no longer knowing the name, under its own deadline: a removal that
+// cannot be confirmed is a cleanup failure, never a silent leak.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "docker_engine.hpp"
+#include "engine_json.hpp"
+
+namespace plb::tool {
+
+// nullopt when the daemon does not know the container.
+std::optional<container_state> inspect_container(const docker_engine& engine, const std::string& name);
+
+// Throws failure(cleanup_failed) when the container still exists at the deadline.
+void remove_container(const docker_engine& engine, const std::string& name,
+                      std::chrono::seconds deadline = std::chrono::seconds(30));
+
+// Names of every container carrying the tool's run label, running or not.
+std::vector<std::string> labelled_containers(const docker_engine& engine);
+
+}  // namespace plb::tool

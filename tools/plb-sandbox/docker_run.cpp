@@ -1,0 +1,205 @@
+#include "docker_run.hpp"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <memory>
+#include <optional>
+
+#include <boost/asio.hpp>
+#include <boost/process/v2.hpp>
+
+#include "engine_json.hpp"
+#include "failure.hpp"
+
+namespace plb::tool {
+namespace {
+
+namespace asio = boost::asio;
+namespace bp = boost::process::v2;
+using clock = std::chrono::steady_clock;
+
+// Runs in the child between fork and exec.
+struct child_setup {
+  template <class Launcher>
+  bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
+    // Boost.Process 1.81 leaks the parent's descriptors into the child: mark them close-on-exec.
+    if (::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
+      return bp::error_code(errno, bp::system_category());
+    // Own process group: a terminal's Ctrl-C reaches the tool, which then removes the container,
+    // instead of the client, which would detach and leave the container running.
+    if (::setpgid(0, 0) != 0) return bp::error_code(errno, bp::system_category());
+    // The tool ignores SIGPIPE; the client gets the default back.
+    ::signal(SIGPIPE, SIG_DFL);
+    return {};
+  }
+};
+
+class watchdog_run {
+ public:
+  watchdog_run(const docker_run_request& r, const docker_engine& e, cgroup_monitor& m)
+      : request_(r), engine_(e), monitor_(m), deadline_(ctx_), sampler_(ctx_), signals_(ctx_, SIGINT, SIGTERM),
+        stdin_(ctx_), stdout_(ctx_), stderr_(ctx_) {}
+
+  docker_run_outcome run() {
+    std::vector<const char*> envp;
+    for (const auto& v : request_.environment) envp.push_back(v.c_str());
+    envp.push_back(nullptr);
+    bp::posix::default_launcher launcher;
+    launcher.env = envp.data();
+
+    start_ = clock::now();
+    bp::error_code ec;
+    auto proc = launcher(ctx_, ec, bp::filesystem::path(docker_binary), request_.arguments,
+                         bp::process_stdio{stdin_, stdout_, stderr_}, child_setup{});
+    if (ec) fail(sandbox::verdict::internal_error, "cannot start " + std::string(docker_binary) + ": " + ec.message());
+    process_ = &proc;
+
+    asio::async_write(stdin_, asio::buffer(request_.stdin_data.data(), request_.stdin_data.size()),
+                      [this](bp::error_code, std::size_t) {
+                        bp::error_code ignore;
+                        stdin_.close(ignore);  // EOF for the script; EPIPE when it never read
+                      });
+    read(stdout_, true);
+    read(stderr_, false);
+    deadline_.expires_after(request_.wall);
+    deadline_.async_wait([this](bp::error_code e) {
+      if (e) return;
+      outcome_.timed_out = true;
+      kill_container();
+    });
+    signals_.async_wait([this](bp::error_code e, int signo) {
+      if (e) return;
+      outcome_.interrupted_by = signo;
+      kill_container();
+    });
+    sample();
+    proc.async_wait([this](bp::error_code, int) { client_done(); });
+    ctx_.run();
+
+    const int status = proc.native_exit_code();
+    if (WIFEXITED(status)) {
+      outcome_.client_exited = true;
+      outcome_.client_exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      outcome_.client_signal = WTERMSIG(status);
+    }
+    outcome_.elapsed = clock::now() - start_;
+    monitor_.sample();
+    outcome_.usage = monitor_.usage();
+    return std::move(outcome_);
+  }
+
+ private:
+  void read(asio::readable_pipe& pipe, bool keep) {
+    pipe.async_read_some(asio::buffer(buffer(keep)), [this, &pipe, keep](bp::error_code e, std::size_t n) {
+      if (n) take(keep, n);
+      if (e) {
+        bp::error_code ignore;
+        pipe.close(ignore);
+        return;
+      }
+      read(pipe, keep);
+    });
+  }
+
+  std::array<char, 65536>& buffer(bool keep) { return keep ? out_buffer_ : err_buffer_; }
+
+  void take(bool keep, std::size_t n) {
+    outcome_.output_bytes += n;
+    if (outcome_.output_bytes > request_.output_cap_bytes) {
+      if (!outcome_.output_cap_exceeded) {
+        outcome_.output_cap_exceeded = true;
+        outcome_.stdout_bytes.clear();  // never used once the cap is passed
+        kill_container();
+      }
+      return;  // keep draining, keep nothing
+    }
+    if (keep) outcome_.stdout_bytes.append(out_buffer_.data(), n);
+  }
+
+  void client_done() {
+    client_exited_ = true;
+    bp::error_code ignore;
+    deadline_.cancel();
+    sampler_.cancel();
+    signals_.cancel();
+    stdin_.close(ignore);
+  }
+
+  // Samples the cgroup every 100 ms; the first samples also learn the container's ID.
+  void sample() {
+    if (!monitor_.attached()) {
+      std::string problem;
+      if (auto reply = engine_.get("/containers/" + request_.container_name + "/json", problem);
+          reply && reply->status == 200) {
+        if (auto st = parse_container_inspect(reply->body, problem)) {
+          outcome_.container_id = st->id;
+          monitor_.attach(st->id);
+        }
+      }
+    }
+    monitor_.sample();
+    sampler_.expires_after(std::chrono::milliseconds(100));
+    sampler_.async_wait([this](bp::error_code e) {
+      if (!e && !client_exited_) sample();
+    });
+    if (kill_pending_ && !client_exited_) kill_container();
+  }
+
+  // Kills the container by name. Repeated from the sampler while the client lives: a kill that
+  // came before the daemon created the container finds nothing, and the client would then start
+  // it anyway. After five seconds of a client that will not exit, the client itself is killed.
+  void kill_container() {
+    kill_pending_ = true;
+    if (!first_kill_) first_kill_ = clock::now();
+    std::string problem;
+    engine_.post("/containers/" + request_.container_name + "/kill?signal=KILL", problem);
+    if (clock::now() - *first_kill_ > std::chrono::seconds(5) && process_ && !client_exited_) {
+      bp::error_code ignore;
+      process_->terminate(ignore);
+    }
+  }
+
+  const docker_run_request& request_;
+  const docker_engine& engine_;
+  cgroup_monitor& monitor_;
+  asio::io_context ctx_;
+  asio::steady_timer deadline_, sampler_;
+  asio::signal_set signals_;
+  asio::writable_pipe stdin_;
+  asio::readable_pipe stdout_, stderr_;
+  std::array<char, 65536> out_buffer_{}, err_buffer_{};
+  bp::basic_process<asio::io_context::executor_type>* process_ = nullptr;
+  clock::time_point start_;
+  std::optional<clock::time_point> first_kill_;
+  bool kill_pending_ = false;
+  bool client_exited_ = false;
+  docker_run_outcome outcome_;
+};
+
+}  // namespace
+
+docker_run_outcome run_docker(const docker_run_request& request, const docker_engine& engine, cgroup_monitor& monitor) {
+  // A closed stdin pipe must be an EPIPE for us, not a fatal signal.
+  ::signal(SIGPIPE, SIG_IGN);
+  auto run = std::make_unique<watchdog_run>(request, engine, monitor);
+  return run->run();
+}
+
+std::vector<std::string> docker_client_environment(const std::string& private_config_dir) {
+  return {
+      "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+      std::string("DOCKER_HOST=unix://") + docker_socket,
+      "DOCKER_CONFIG=" + private_config_dir,
+      "DOCKER_CLI_HINTS=false",
+      "LANG=C",
+  };
+}
+
+}  // namespace plb::tool

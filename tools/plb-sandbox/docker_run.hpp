@@ -1,0 +1,54 @@
+// Runs one `docker run` client under Boost.Process with the sandbox's watchdog:
+//   - stdin gets the features document; a script that never reads it neither hangs nor kills us;
+//   - stdout and stderr are drained together under one byte cap; stderr is discarded unread and
+//     stdout is kept only up to the cap, then discarded too while the client keeps being drained
+//     (an undrained client stalls and makes `docker rm -f` hang);
+//   - a deadline, the cap, or SIGINT/SIGTERM kill the container through the Engine API;
+//   - the container's cgroup is sampled while it runs.
+// Removing the container is the caller's job (see container_cleanup.hpp), after it has inspected it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cgroup_monitor.hpp"
+#include "docker_engine.hpp"
+
+namespace plb::tool {
+
+inline constexpr const char* docker_binary = "/usr/bin/docker";
+
+struct docker_run_request {
+  std::vector<std::string> arguments;  // from the container spec: "run", ...
+  std::string container_name;
+  std::string_view stdin_data;
+  std::chrono::milliseconds wall{30'000};
+  std::size_t output_cap_bytes = 4u << 20;
+  std::vector<std::string> environment;  // "NAME=value", the client's whole environment
+};
+
+struct docker_run_outcome {
+  bool client_exited = false;
+  int client_exit_code = -1;     // valid when client_exited
+  int client_signal = 0;         // the client died by this signal
+  bool timed_out = false;
+  bool output_cap_exceeded = false;
+  int interrupted_by = 0;        // SIGINT or SIGTERM received by the tool
+  std::string stdout_bytes;      // untrusted: parse it, never print it
+  std::size_t output_bytes = 0;  // stdout and stderr together, all that arrived
+  std::string container_id;      // once the daemon had created it
+  std::chrono::duration<double> elapsed{};
+  cgroup_usage usage;
+};
+
+docker_run_outcome run_docker(const docker_run_request& request, const docker_engine& engine,
+                              cgroup_monitor& monitor);
+
+// The docker client's environment: nothing of the operator's, only what points it at the local
+// daemon with an empty private configuration (no contexts, plugins or credential helpers).
+std::vector<std::string> docker_client_environment(const std::string& private_config_dir);
+
+}  // namespace plb::tool

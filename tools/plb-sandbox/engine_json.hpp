@@ -1,0 +1,54 @@
+// Reads the Docker Engine API answers the preflight relies on. The daemon is trusted, but an odd
+// or tampered answer is still input: every field is checked for presence and type, and a missing
+// one is reported by name rather than guessed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace plb::tool {
+
+struct runtime_entry {
+  std::string path;
+  std::vector<std::string> args;
+};
+
+struct daemon_info {
+  std::string id;
+  std::string server_version;
+  std::string os_type;
+  std::string cgroup_version;  // "1" or "2"
+  std::string cgroup_driver;   // "cgroupfs" or "systemd"
+  bool memory_limit = false;
+  bool swap_limit = false;
+  bool cpu_cfs_quota = false;
+  bool pids_limit = false;
+  std::map<std::string, runtime_entry> runtimes;
+};
+
+struct image_facts {
+  std::string id;
+  bool has_volumes = false;
+};
+
+struct container_state {
+  std::string id;
+  std::string status;  // created, running, exited, ...
+  bool running = false;
+  bool oom_killed = false;
+  std::int64_t exit_code = 0;
+  std::string started_at;
+  std::string finished_at;
+  std::string error;   // the daemon's own start error, if any
+};
+
+// Each returns nullopt and sets `problem` to what was wrong.
+std::optional<daemon_info> parse_daemon_info(std::string_view json, std::string& problem) noexcept;
+std::optional<image_facts> parse_image_inspect(std::string_view json, std::string& problem) noexcept;
+std::optional<container_state> parse_container_inspect(std::string_view json, std::string& problem) noexcept;
+
+}  // namespace plb::tool

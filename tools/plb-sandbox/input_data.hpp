@@ -1,0 +1,23 @@
+// Reads the operator's CSV through the core's reader in chunks, hashing the bytes as they pass, so
+// only the selected values are ever held. Problems become failure(input_refused) naming the file,
+// row, column and column name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plb/sandbox/csv_reader.hpp"
+#include "plb/sandbox/digest.hpp"
+
+namespace plb::tool {
+
+struct input_data {
+  sandbox::feature_table table;
+  sandbox::sha256_digest digest;
+  std::size_t file_bytes = 0;
+};
+
+input_data read_input(const std::string& path, const std::vector<std::string>& features, const std::string& id_column,
+                      const sandbox::csv_options& options);
+
+}  // namespace plb::tool

@@ -1,0 +1,24 @@
+// The script snapshot: one bounded read of the operator's file, its SHA-256 compared in constant
+// time with the digest the operator reviewed, and a fresh private copy (0400, owned by the sandbox
+// user, in the run's 0700 directory) that becomes the container's only mount. The host never
+// imports, parses or executes the script.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "plb/sandbox/digest.hpp"
+
+namespace plb::tool {
+
+struct script_snapshot {
+  std::string path;  // the private copy
+  sandbox::sha256_digest digest;
+  std::size_t bytes = 0;
+};
+
+// Throws failure(input_refused) naming --model or --model-sha256.
+script_snapshot take_snapshot(const std::string& model_path, const sandbox::sha256_digest& expected,
+                              std::size_t max_bytes, const std::string& dir, std::uint32_t uid, std::uint32_t gid);
+
+}  // namespace plb::tool
