@@ -114,6 +114,8 @@ struct Bad {
   std::function<void(sb::container_spec_builder&)> apply;
   E error;
 };
+void PrintTo(const Bad& c, std::ostream* os) { *os << ::testing::PrintToString(std::string(c.name)); }
+
 class SpecRejects : public ::testing::TestWithParam<Bad> {};
 TEST_P(SpecRejects, AtBuildTime) {
   auto b = base();

@@ -109,6 +109,8 @@ struct Bad {
   std::size_t row, column;
   std::string column_name;
 };
+void PrintTo(const Bad& c, std::ostream* os) { *os << ::testing::PrintToString(std::string(c.name)); }
+
 class CsvRejects : public ::testing::TestWithParam<Bad> {};
 
 TEST_P(CsvRejects, WithRowColumnAndName) {

@@ -55,6 +55,8 @@ struct Bad {
   sb::digest_error error;
   std::size_t offset;
 };
+void PrintTo(const Bad& c, std::ostream* os) { *os << ::testing::PrintToString(std::string(c.text)); }
+
 class DigestRejects : public ::testing::TestWithParam<Bad> {};
 TEST_P(DigestRejects, SaysWhatIsWrong) {
   const auto r = sb::parse_sha256_hex(GetParam().text);

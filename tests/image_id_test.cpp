@@ -24,6 +24,8 @@ struct Case {
   E error;
   std::size_t offset;
 };
+void PrintTo(const Case& c, std::ostream* os) { *os << ::testing::PrintToString(std::string(c.text)); }
+
 class ImageIdRejects : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ImageIdRejects, WithItsReasonAndOffset) {

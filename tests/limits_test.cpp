@@ -77,6 +77,8 @@ struct ParseCase {
   std::uint64_t value;
   std::size_t offset;
 };
+void PrintTo(const ParseCase& c, std::ostream* os) { *os << ::testing::PrintToString(std::string(c.text)); }
+
 
 class ParseLimit : public ::testing::TestWithParam<ParseCase> {};
 

@@ -74,6 +74,8 @@ struct Bad {
   E error;
   std::size_t offset;
 };
+void PrintTo(const Bad& c, std::ostream* os) { *os << ::testing::PrintToString(std::string(c.name)); }
+
 class PredictionsRejects : public ::testing::TestWithParam<Bad> {};
 
 TEST_P(PredictionsRejects, WithItsCodeAndOffset) {

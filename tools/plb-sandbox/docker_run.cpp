@@ -8,8 +8,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include <boost/asio.hpp>
 #include <boost/process/v2.hpp>
@@ -40,11 +44,55 @@ struct child_setup {
   }
 };
 
+// Kills the container by name from its own thread, again every 250 ms until stopped: the kill
+// call can take as long as the container takes to die, and the container cannot die while its
+// output is not drained, so the draining thread must never wait on it. Repeating covers a kill
+// that came before the daemon had created the container (the client would start it anyway).
+class container_killer {
+ public:
+  container_killer(const docker_engine& e, std::string name) : engine_(e), name_(std::move(name)) {}
+  ~container_killer() { stop(); }
+
+  void request() {
+    std::lock_guard lock(mutex_);
+    if (thread_.joinable() || stopped_) return;
+    thread_ = std::thread([this] { loop(); });
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopped_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(mutex_);
+    while (!stopped_) {
+      lock.unlock();
+      std::string problem;
+      engine_.post("/containers/" + name_ + "/kill?signal=KILL", problem);
+      lock.lock();
+      wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stopped_; });
+    }
+  }
+
+  const docker_engine& engine_;
+  std::string name_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
 class watchdog_run {
  public:
   watchdog_run(const docker_run_request& r, const docker_engine& e, cgroup_monitor& m)
       : request_(r), engine_(e), monitor_(m), deadline_(ctx_), sampler_(ctx_), signals_(ctx_, SIGINT, SIGTERM),
-        stdin_(ctx_), stdout_(ctx_), stderr_(ctx_) {}
+        stdin_(ctx_), stdout_(ctx_), stderr_(ctx_), killer_(e, r.container_name) {}
 
   docker_run_outcome run() {
     std::vector<const char*> envp;
@@ -81,6 +129,7 @@ class watchdog_run {
     sample();
     proc.async_wait([this](bp::error_code, int) { client_done(); });
     ctx_.run();
+    killer_.stop();
 
     const int status = proc.native_exit_code();
     if (WIFEXITED(status)) {
@@ -149,21 +198,16 @@ class watchdog_run {
     sampler_.async_wait([this](bp::error_code e) {
       if (!e && !client_exited_) sample();
     });
-    if (kill_pending_ && !client_exited_) kill_container();
-  }
-
-  // Kills the container by name. Repeated from the sampler while the client lives: a kill that
-  // came before the daemon created the container finds nothing, and the client would then start
-  // it anyway. After five seconds of a client that will not exit, the client itself is killed.
-  void kill_container() {
-    kill_pending_ = true;
-    if (!first_kill_) first_kill_ = clock::now();
-    std::string problem;
-    engine_.post("/containers/" + request_.container_name + "/kill?signal=KILL", problem);
-    if (clock::now() - *first_kill_ > std::chrono::seconds(5) && process_ && !client_exited_) {
+    // A client still alive five seconds after the kill began is killed itself.
+    if (first_kill_ && !client_exited_ && clock::now() - *first_kill_ > std::chrono::seconds(5) && process_) {
       bp::error_code ignore;
       process_->terminate(ignore);
     }
+  }
+
+  void kill_container() {
+    if (!first_kill_) first_kill_ = clock::now();
+    killer_.request();
   }
 
   const docker_run_request& request_;
@@ -178,9 +222,9 @@ class watchdog_run {
   bp::basic_process<asio::io_context::executor_type>* process_ = nullptr;
   clock::time_point start_;
   std::optional<clock::time_point> first_kill_;
-  bool kill_pending_ = false;
   bool client_exited_ = false;
   docker_run_outcome outcome_;
+  container_killer killer_;
 };
 
 }  // namespace

@@ -1,0 +1,97 @@
+// Shared set-up for the real-gVisor tests: a private directory per test, the reviewed image's ID,
+// helpers to write a script and data and score them, and the check every test ends with: no
+// container with the tool's label is left on the host.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "container_cleanup.hpp"
+#include "docker_engine.hpp"
+#include "plb/sandbox/digest.hpp"
+#include "tool_process.hpp"
+
+namespace plb::test {
+
+inline std::string runtime_image() {
+  if (const char* v = std::getenv("PLB_SANDBOX_RUNTIME_IMAGE")) return v;
+  std::string id = slurp("/var/lib/plb-sandbox/runtime-image.id");
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
+}
+
+class SandboxTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/plb-sandbox-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    image_ = runtime_image();
+    ASSERT_EQ(image_.rfind("sha256:", 0), 0u) << "run ci/setup-host first";
+  }
+
+  void TearDown() override {
+    const tool::docker_engine engine;
+    const auto left = tool::labelled_containers(engine);
+    EXPECT_TRUE(left.empty()) << "a run left " << left.size() << " container(s), first: " << (left.empty() ? "" : left[0]);
+    for (const auto& name : left) tool::remove_container(engine, name);
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+
+  static std::string sha256_file(const std::string& p) { return sandbox::sha256_of(slurp(p)).digest.hex(); }
+
+  // sandbox-score with the spec's flags; `extra` appends or overrides nothing but adds flags.
+  std::vector<std::string> score_args(const std::string& script, const std::string& data,
+                                      const std::vector<std::string>& features, const std::string& output,
+                                      const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> a{"sandbox-score", "--model", script, "--model-sha256", sha256_file(script),
+                               "--runtime-image", image_, "--data", data};
+    for (const auto& f : features) {
+      a.push_back("--feature");
+      a.push_back(f);
+    }
+    a.insert(a.end(), {"--output", output});
+    bool has_task = false;
+    for (const auto& e : extra) has_task |= e == "--task-type";
+    if (!has_task) a.insert(a.end(), {"--task-type", "regression"});
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+
+  tool_result run(const std::vector<std::string>& args, const std::vector<std::string>& env = default_environment()) {
+    const std::string tag = std::to_string(counter_++);
+    tool_process p(args, path("stdout." + tag), path("stderr." + tag), env);
+    return p.wait();
+  }
+
+  // A script that ignores its input and runs `body`, scored on a two-row CSV.
+  tool_result score_script(const std::string& body, const std::vector<std::string>& extra = {},
+                           const std::string& output_name = "out.csv") {
+    const auto script = write("model.py", body);
+    const auto data = write("data.csv", "id,a,b\nr1,1,2\nr2,3,4\n");
+    return run(score_args(script, data, {"a", "b"}, path(output_name), extra));
+  }
+
+  bool exists(const std::string& p) const {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0;
+  }
+
+  std::string dir_, image_;
+  int counter_ = 0;
+};
+
+}  // namespace plb::test

@@ -1,0 +1,267 @@
+// sandbox-score end to end on the real host: real Docker Engine, real runsc.
+#include <sys/stat.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <boost/json.hpp>
+
+#include "plb/sandbox/verdict.hpp"
+#include "sandbox_fixture.hpp"
+
+namespace plb::test {
+namespace {
+
+using sandbox::verdict;
+
+int code(verdict v) { return sandbox::exit_code(v); }
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+constexpr const char* spec_example = R"(import json
+import sys
+
+rows = json.load(sys.stdin)["features"]
+print(json.dumps({"predictions": [sum(row) for row in rows]}))
+)";
+
+class SandboxScore : public SandboxTest {};
+
+TEST_F(SandboxScore, SpecExampleScriptPredictsInInputOrder) {
+  const auto script = write("model.py", spec_example);
+  const auto data = write("data.csv", "sample,feature_a,target,feature_b\ns1,1.5,100,2\ns2,-3,100,0.25\ns3,0,100,0\n");
+  const auto out = path("predictions.csv");
+  const auto r = run(score_args(script, data, {"feature_a", "feature_b"}, out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(out), "row,prediction\n0,3.5\n1,-2.75\n2,0\n");
+  EXPECT_EQ(lines(r.out), (std::vector<std::string>{"predictions: " + out, "provenance: " + out + ".sandbox.json"}));
+  struct stat st {};
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat((out + ".sandbox.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  const auto prov = boost::json::parse(slurp(out + ".sandbox.json")).as_object();
+  EXPECT_EQ(prov.at("model_sha256").as_string(), sha256_file(script));
+  EXPECT_EQ(prov.at("input_sha256").as_string(), sha256_file(data));
+  EXPECT_EQ(prov.at("predictions_sha256").as_string(), sha256_file(out));
+  EXPECT_EQ(prov.at("runtime_image").as_string(), image_);
+  EXPECT_EQ(prov.at("rows").to_number<int>(), 3);
+  EXPECT_EQ(prov.at("verdict").as_string(), "success");
+  EXPECT_NE(prov.at("runtime").at("version").as_string().find("runsc"), boost::json::string::npos);
+}
+
+TEST_F(SandboxScore, NumpyScriptWithIdColumnAndProbabilities) {
+  const auto script = write("model.py", R"(import json, sys
+import numpy as np
+x = np.array(json.load(sys.stdin)["features"], dtype=float)
+w = np.array([0.5, -0.25])
+p = 1.0 / (1.0 + np.exp(-(x @ w)))
+print(json.dumps({"predictions": p.tolist()}))
+)");
+  const auto data = write("data.csv", "key,x1,x2\n\"a,1\",1,2\nb,0,0\nc,-4,8\n");
+  const auto out = path("p.csv");
+  const auto r = run(score_args(script, data, {"x1", "x2"}, out, {"--id-column", "key", "--task-type", "binary-classification"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = lines(slurp(out));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0], "key,prediction");
+  auto expect_row = [&](const std::string& row, const std::string& id, double z) {
+    ASSERT_EQ(row.rfind(id + ",", 0), 0u) << row;
+    EXPECT_NEAR(std::strtod(row.c_str() + id.size() + 1, nullptr), 1.0 / (1.0 + std::exp(-z)), 1e-15) << row;
+  };
+  expect_row(rows[1], "\"a,1\"", 0.0);
+  expect_row(rows[2], "b", 0.0);
+  expect_row(rows[3], "c", -4.0);
+}
+
+TEST_F(SandboxScore, FeatureValuesReachTheScriptBitExactly) {
+  // The script returns each row's only feature untouched: a bit lost on the way in or out shows.
+  std::mt19937_64 rng(5);
+  std::vector<double> values{-0.0, 0.0, std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max(),
+                             -std::numeric_limits<double>::max(), std::numeric_limits<double>::min(), 0.1, 1e22, 5.0};
+  while (values.size() < 2000) {
+    const double d = std::bit_cast<double>(rng());
+    if (std::isfinite(d)) values.push_back(d);
+  }
+  std::string csv = "v\n";
+  for (double v : values) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g\n", v);
+    csv += buf;
+  }
+  const auto script = write("model.py", R"(import json, sys, math
+rows = json.load(sys.stdin)["features"]
+assert all(type(r[0]) is float for r in rows)
+assert math.copysign(1.0, rows[0][0]) == -1.0
+print(json.dumps({"predictions": [r[0] for r in rows]}))
+)");
+  const auto out = path("p.csv");
+  const auto r = run(score_args(script, write("d.csv", csv), {"v"}, out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = lines(slurp(out));
+  ASSERT_EQ(rows.size(), values.size() + 1);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const auto& row = rows[i + 1];
+    const double got = std::strtod(row.c_str() + row.find(',') + 1, nullptr);
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(values[i])) << i << ": " << row;
+  }
+}
+
+TEST_F(SandboxScore, FourParallelRunsDoNotCollide) {
+  std::vector<std::string> outs;
+  std::vector<std::unique_ptr<tool_process>> procs;
+  for (int i = 0; i < 4; ++i) {
+    const auto script = write("m" + std::to_string(i) + ".py",
+                              "import json,sys\nrows=json.load(sys.stdin)['features']\n"
+                              "print(json.dumps({'predictions':[r[0]*" + std::to_string(i + 1) + " for r in rows]}))\n");
+    const auto data = write("d" + std::to_string(i) + ".csv", "a\n1\n2\n");
+    outs.push_back(path("o" + std::to_string(i) + ".csv"));
+    procs.push_back(std::make_unique<tool_process>(score_args(script, data, {"a"}, outs.back()),
+                                                   path("po" + std::to_string(i)), path("pe" + std::to_string(i))));
+  }
+  for (int i = 0; i < 4; ++i) {
+    const auto r = procs[static_cast<std::size_t>(i)]->wait();
+    ASSERT_EQ(r.exit_code, 0) << i << ": " << r.err;
+    EXPECT_EQ(slurp(outs[static_cast<std::size_t>(i)]),
+              "row,prediction\n0," + std::to_string(i + 1) + "\n1," + std::to_string(2 * (i + 1)) + "\n");
+  }
+}
+
+// ---- one real script per verdict class --------------------------------------------------------
+
+struct verdict_case {
+  const char* name;
+  const char* script;
+  std::vector<std::string> extra;
+  verdict expected;
+  const char* message;  // a phrase the one-line message must hold
+};
+void PrintTo(const verdict_case& c, std::ostream* os) { *os << ::testing::PrintToString(std::string(c.name)); }
+
+
+class Verdicts : public SandboxTest, public ::testing::WithParamInterface<verdict_case> {};
+
+TEST_P(Verdicts, ExitCodeMessageAndNothingWritten) {
+  const auto& c = GetParam();
+  const auto r = score_script(c.script, c.extra);
+  EXPECT_EQ(r.exit_code, code(c.expected)) << r.err;
+  const auto err = lines(r.err);
+  ASSERT_EQ(err.size(), 1u) << "exactly one line on stderr: " << r.err;
+  EXPECT_EQ(err[0].rfind("plb-sandbox: " + std::string(sandbox::name(c.expected)) + ": ", 0), 0u) << err[0];
+  EXPECT_NE(err[0].find(c.message), std::string::npos) << err[0];
+  EXPECT_EQ(err[0].find("CANARY"), std::string::npos) << "untrusted text leaked: " << err[0];
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(exists(path("out.csv")));
+  EXPECT_FALSE(exists(path("out.csv.sandbox.json")));
+}
+
+const verdict_case verdict_cases[] = {
+    {"timeout_sleep", "import time\nprint('CANARY')\ntime.sleep(60)\n", {"--seconds", "3"}, verdict::timeout, "3 s wall time"},
+    {"memory", "import sys\nsys.stderr.write('CANARY')\na = []\nwhile True: a.append(bytearray(1 << 20))\n",
+     {"--memory-mb", "128"}, verdict::memory_exhausted, "128 MiB"},
+    {"output_cap", "import sys\nwhile True: sys.stdout.write('CANARY' * 10000)\n", {}, verdict::output_cap_exceeded, "4 MiB"},
+    {"exit_status", "import sys\nprint('CANARY')\nsys.exit(3)\n", {}, verdict::script_failed, "status 3"},
+    {"exception", "raise RuntimeError('CANARY')\n", {}, verdict::script_failed, "status 1"},
+    {"log_line", "print('CANARY loading')\nprint('{\"predictions\": [1, 2]}')\n", {}, verdict::output_rejected,
+     "does not start with a JSON object"},
+    {"extra_field", "print('{\"predictions\": [1, 2], \"CANARY\": 1}')\n", {}, verdict::output_rejected, "key other than"},
+    {"count", "print('{\"predictions\": [1]}')\n", {}, verdict::output_rejected, "fewer predictions"},
+    {"nan", "print('{\"predictions\": [1, NaN]}')\n", {}, verdict::output_rejected, "NaN or Infinity"},
+    {"probability", "print('{\"predictions\": [0.5, 1.5]}')\n", {"--task-type", "binary-classification"},
+     verdict::output_rejected, "outside [0, 1]"},
+    {"never_reads_stdin", "print('{\"predictions\": [1, 2, 3]}')\n", {}, verdict::output_rejected, "more predictions"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Real, Verdicts, ::testing::ValuesIn(verdict_cases),
+                         [](const auto& i) { return std::string(i.param.name); });
+
+TEST_F(SandboxScore, UsageErrorsNameTheFlag) {
+  const auto script = write("model.py", spec_example);
+  const auto data = write("data.csv", "a\n1\n");
+  const auto base = score_args(script, data, {"a"}, path("o.csv"));
+  struct usage_case {
+    std::vector<std::string> extra;
+    std::string phrase;
+  };
+  const usage_case cases[] = {
+      {{"--unknown-flag", "1"}, "--unknown-flag"},
+      {{"--seconds", "abc"}, "--seconds abc"},
+      {{"--seconds", "1.5"}, "--seconds 1.5"},
+      {{"--seconds", "0"}, "--seconds 0"},
+      {{"--memory-mb", "1000000"}, "--memory-mb 1000000"},
+      {{"--model", script}, "--model"},
+      {{"--id-column", "a"}, "--id-column a"},
+  };
+  for (const auto& c : cases) {
+    auto args = base;
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    const auto r = run(args);
+    EXPECT_EQ(r.exit_code, code(verdict::usage_error)) << r.err;
+    EXPECT_NE(r.err.find(c.phrase), std::string::npos) << r.err;
+    EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  }
+  auto tag = base;
+  tag[6] = "python:3.11";  // --runtime-image value
+  const auto r = run(tag);
+  EXPECT_EQ(r.exit_code, code(verdict::usage_error));
+  EXPECT_NE(r.err.find("tag is mutable"), std::string::npos) << r.err;
+}
+
+TEST_F(SandboxScore, ExistingOutputIsNeverOverwritten) {
+  const auto out = write("taken.csv", "precious\n");
+  const auto r = run(score_args(write("m.py", spec_example), write("d.csv", "a\n1\n"), {"a"}, out));
+  EXPECT_EQ(r.exit_code, code(verdict::usage_error));
+  EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(out), "precious\n");
+  ::symlink("/etc/passwd", path("link.csv").c_str());
+  const auto r2 = run(score_args(write("m.py", spec_example), write("d.csv", "a\n1\n"), {"a"}, path("link.csv")));
+  EXPECT_EQ(r2.exit_code, code(verdict::usage_error));
+}
+
+TEST_F(SandboxScore, InputRefusalsRunNothing) {
+  const auto script = write("model.py", spec_example);
+  auto args = score_args(script, write("d.csv", "a,b\n1,2\n3,x\n"), {"a", "b"}, path("o.csv"));
+  auto r = run(args);
+  EXPECT_EQ(r.exit_code, code(verdict::input_refused));
+  EXPECT_NE(r.err.find("row 3, column 2 (b): feature cell is not a decimal number"), std::string::npos) << r.err;
+
+  args = score_args(script, write("d2.csv", "a\n1\n"), {"a"}, path("o.csv"));
+  args[4] = std::string(64, '0');  // --model-sha256
+  r = run(args);
+  EXPECT_EQ(r.exit_code, code(verdict::input_refused));
+  EXPECT_NE(r.err.find("not the reviewed"), std::string::npos) << r.err;
+
+  args = score_args(write("big.py", "#" + std::string(9u << 20, 'x') + "\n"), write("d3.csv", "a\n1\n"), {"a"}, path("o.csv"));
+  r = run(args);
+  EXPECT_EQ(r.exit_code, code(verdict::input_refused));
+  EXPECT_NE(r.err.find("8 MiB script limit"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(path("o.csv")));
+}
+
+TEST_F(SandboxScore, HostRefusals) {
+  const auto script = write("model.py", spec_example);
+  auto args = score_args(script, write("d.csv", "a\n1\n"), {"a"}, path("o.csv"));
+  args[6] = "sha256:" + std::string(64, 'e');
+  auto r = run(args);
+  EXPECT_EQ(r.exit_code, code(verdict::host_refused));
+  EXPECT_NE(r.err.find("not present locally"), std::string::npos) << r.err;
+
+  auto env = default_environment();
+  env.push_back("DOCKER_HOST=tcp://192.0.2.1:2375");
+  r = run(score_args(script, write("d2.csv", "a\n1\n"), {"a"}, path("o2.csv")), env);
+  EXPECT_EQ(r.exit_code, code(verdict::host_refused));
+  EXPECT_NE(r.err.find("unset DOCKER_HOST"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace plb::test

@@ -1,0 +1,91 @@
+// Runs the real plb-sandbox binary as a child process for the integration tests: its stdout and
+// stderr land in files, its environment is exactly what the test gives it.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace plb::test {
+
+struct tool_result {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;
+  std::string out, err;
+  double seconds = 0;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline std::string tool_path() {
+  const char* p = std::getenv("PLB_SANDBOX_TOOL");
+  if (!p) throw std::runtime_error("PLB_SANDBOX_TOOL is not set");
+  return p;
+}
+
+inline std::vector<std::string> default_environment() {
+  return {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C"};
+}
+
+class tool_process {
+ public:
+  tool_process(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
+               const std::vector<std::string>& env = default_environment())
+      : out_path_(out_path), err_path_(err_path), start_(std::chrono::steady_clock::now()) {
+    std::vector<std::string> argv{tool_path()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> a, e;
+    for (auto& s : argv) a.push_back(s.data());
+    a.push_back(nullptr);
+    std::vector<std::string> env_copy = env;
+    for (auto& s : env_copy) e.push_back(s.data());
+    e.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int rc = posix_spawn(&pid_, a[0], &fa, nullptr, a.data(), e.data());
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) throw std::runtime_error("cannot spawn " + argv[0]);
+  }
+
+  pid_t pid() const noexcept { return pid_; }
+  void send(int signo) const { ::kill(pid_, signo); }
+
+  tool_result wait() {
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    tool_result r;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    r.out = slurp(out_path_);
+    r.err = slurp(err_path_);
+    return r;
+  }
+
+ private:
+  std::string out_path_, err_path_;
+  pid_t pid_ = -1;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace plb::test
