@@ -97,6 +97,19 @@ TEST(FeaturesEncoder, ChunksRespectTheRequestedSize) {
   EXPECT_EQ(total, r.bytes);
 }
 
+TEST(FeaturesEncoder, TinyChunkSizesAreRaisedToTheMinimum) {
+  std::vector<double> v(100, -1.2345678901234567e-300);
+  sb::encode_options o;
+  o.chunk_bytes = 1;
+  std::size_t largest = 0, calls = 0;
+  ASSERT_TRUE(sb::encode_features(v, 3 - 2, [&](std::string_view s) {
+    largest = std::max(largest, s.size());
+    return ++calls, true;
+  }, o));
+  EXPECT_LE(largest, sb::encode_options::min_chunk_bytes);
+  EXPECT_GT(calls, 10u);
+}
+
 TEST(FeaturesEncoder, RefusesBeforeWritingAnything) {
   const std::vector<double> v{1, 2, 3, 4};
   int calls = 0;

@@ -49,7 +49,8 @@ std::vector<std::string> labelled_containers(const docker_engine& engine) {
   std::string problem;
   const std::string filter = R"({"label":[")" + std::string(sandbox::spec_constants::run_label) + R"("]})";
   std::string encoded;
-  for (unsigned char c : filter) {
+  for (const char ch : filter) {
+    const auto c = static_cast<unsigned char>(ch);
     if (std::isalnum(c) || c == '-' || c == '.' || c == '_') encoded += static_cast<char>(c);
     else {
       static constexpr char hex[] = "0123456789ABCDEF";

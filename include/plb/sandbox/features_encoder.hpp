@@ -6,6 +6,7 @@
 // The exact size is computed first, so an oversized document is refused before a byte is written.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -40,8 +41,9 @@ constexpr std::string_view message(encode_error e) noexcept {
 }
 
 struct encode_options {
-  std::size_t max_bytes = 64u << 20;  // SandboxLimits::input_json_mib
-  std::size_t chunk_bytes = 64u << 10;
+  std::size_t max_bytes = 64u << 20;   // SandboxLimits::input_json_mib
+  std::size_t chunk_bytes = 64u << 10; // clamped to [min_chunk_bytes, 64 KiB]
+  static constexpr std::size_t min_chunk_bytes = 64;  // room for the longest number and its comma
 };
 
 struct encode_result {
@@ -96,9 +98,7 @@ encode_result encode_features(std::span<const double> values, std::size_t column
 
   std::array<char, 64u << 10> buffer;  // NOLINT: filled before use
   const std::size_t limit =
-      options.chunk_bytes < buffer.size() && options.chunk_bytes > detail::max_number_chars + 8
-          ? options.chunk_bytes
-          : buffer.size();
+      std::clamp(options.chunk_bytes, encode_options::min_chunk_bytes, buffer.size());
   std::size_t used = 0;
   bool sink_ok = true;
   auto flush = [&] {

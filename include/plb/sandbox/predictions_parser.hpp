@@ -44,7 +44,7 @@ enum class predictions_error : std::uint8_t {
   nested_array,
   nested_object,
   nonfinite_literal,      // NaN, Infinity, -Infinity
-  number_out_of_range,    // overflows a double
+  number_out_of_range,    // overflows a double, or an exponent beyond 32 bits (even toward zero)
   too_many_predictions,
   too_few_predictions,
   probability_out_of_range,
@@ -110,7 +110,6 @@ class predictions_handler {
       : options_(o), out_(out) {}
 
   predictions_error error() const noexcept { return error_; }
-  bool object_started() const noexcept { return where_ != where::before_object; }
   bool finished() const noexcept { return where_ == where::done; }
 
   using ec_t = boost::json::error_code;
@@ -134,7 +133,6 @@ class predictions_handler {
 
   bool on_array_begin(ec_t& ec) noexcept {
     switch (where_) {
-      case where::before_object: return stop(predictions_error::text_before_object, ec);
       case where::expect_value:
         where_ = where::in_array;
         return true;

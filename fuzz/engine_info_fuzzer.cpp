@@ -1,0 +1,20 @@
+// The daemon's /info answer. A tampered or odd daemon is input too: no crash, no exception, and
+// a refusal always says what was wrong.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine_json.hpp"
+#include "fuzz_check.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view s(reinterpret_cast<const char*>(data), size);
+  std::string problem;
+  const auto info = plb::tool::parse_daemon_info(s, problem);
+  FUZZ_CHECK(info.has_value() || !problem.empty());
+  if (info) FUZZ_CHECK(!info->os_type.empty() || s.find("\"OSType\"") != std::string_view::npos);
+  problem.clear();
+  const auto state = plb::tool::parse_container_inspect(s, problem);
+  FUZZ_CHECK(state.has_value() || !problem.empty());
+  return 0;
+}

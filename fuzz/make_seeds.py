@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seed inputs into corpus/<target>/<sha1 of content>.
+
+Seeds cover every accepting path and every rejection code of each input; campaigns (ci/fuzz)
+merge what they find next to them, under the same naming. Re-running is idempotent."""
+import hashlib
+import json
+import os
+import struct
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus")
+
+
+def put(target, data):
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    d = os.path.join(ROOT, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
+        f.write(data)
+
+
+# ---- predictions_parser: byte 0 task (bit 0: binary), byte 1 rows (0x80: as found) ----
+ANY = 0x80
+def pred(doc, rows=ANY, binary=False):
+    put("predictions_parser", bytes([1 if binary else 0, rows]) + (doc.encode("utf-8", "surrogatepass") if isinstance(doc, str) else doc))
+
+for doc in ['{"predictions": [3.5, -1, 0, 1e2]}\n', ' \t\r\n{"predictions":[]} \n', '{"\\u0070redictions":[0.5]}',
+            '{"predictions":[9007199254740993, 18446744073709551617, -9223372036854775809]}',
+            '{"predictions":[1e-400, -0.0, 4.9e-324, 1.7976931348623157e308, 0.1, 123456789012345678901234567890]}',
+            '{"predictions":[' + ",".join(str(i / 7) for i in range(200)) + ']}']:
+    pred(doc)
+pred('{"predictions":[0,1,0.25,-0.0]}', binary=True)
+for doc, rows, binary in [
+    ("", 1, False), (" \n", 1, False), ('loading model\n{"predictions":[1]}', 1, False),
+    (b'\xef\xbb\xbf{"predictions":[1]}', 1, False), ("[1]", 1, False), (" 1", 1, False),
+    ('{"predictions":[1]}\ndone\n', 1, False), ('{"predictions":[1]}{"predictions":[1]}', 1, False),
+    ('{"predictions":[1', 1, False), ('{"predic', 1, False), ('{"predictions":[1,]}', 1, False),
+    ('{"predictions":[1]/*x*/}', 1, False), ("{'predictions':[1]}", 1, False),
+    (b'{"pr\xff":[1]}', 1, False), (b'{"\xc0\xaf":[1]}', 1, False), ('{"\\ud800x":[1]}', 1, False),
+    ('{"\\q":[1]}', 1, False), ('{"predictions":[1],"note":1}', 1, False), ('{"note":1,"predictions":[1]}', 1, False),
+    ('{"predictionsXXXXXXXXXXXXXXXXX":[1]}', 1, False), ('{"predictions":[1],"predictions":[2]}', 1, False),
+    ('{"predictions":[1],"predictio\\u006es":[2]}', 1, False), ("{}", 1, False), ('{"predictions":1}', 1, False),
+    ('{"predictions":{}}', 1, False), ('{"predictions":"1"}', 1, False), ('{"predictions":null}', 1, False),
+    ('{"predictions":["1"]}', 1, False), ('{"predictions":[true]}', 1, False), ('{"predictions":[null]}', 1, False),
+    ('{"predictions":[[1]]}', 1, False), ('{"predictions":[{}]}', 1, False),
+    ('{"predictions":[' + "[" * 3000, 1, False), ('{"predictions":[NaN]}', 1, False),
+    ('{"predictions":[Infinity]}', 1, False), ('{"predictions":[-Infinity]}', 1, False),
+    ('{"predictions":[1e999]}', 1, False), ('{"predictions":[' + "9" * 400 + "]}", 1, False),
+    ('{"predictions":[1e99999999999999999999]}', 1, False), ('{"predictions":[1,2,3]}', 2, False),
+    ('{"predictions":[1]}', 2, False), ('{"predictions":[]}', 1, False),
+    ('{"predictions":[0.5,1.0000001]}', 2, True), ('{"predictions":[-0.1]}', 1, True),
+    ('{"predictions":[01]}', 1, False), ('{"predictions":[1.]}', 1, False), ('{"predictions":[.5]}', 1, False),
+    ('{"predictions":[+1]}', 1, False), ('{"predictions":[0x10]}', 1, False), ('{"predictions":[1] ,}', 1, False)]:
+    pred(doc, rows, binary)
+
+# ---- csv_reader: byte 0 = feature bits (1:a 2:b 4:c, 8: id column "id", high nibble rotates) ----
+def csv(text, sel=0x0B, chunk=7):
+    put("csv_reader", bytes([sel, chunk]) + (text.encode("utf-8") if isinstance(text, str) else text))
+
+csv("id,a,b\nx1,1.5,2\n\"x,2\",-3,4e2\n")
+csv(b'\xef\xbb\xbf"i""d",a,b\r\n"q""1",0.1,-2e-3\r\n"r\r\nr",3,4', 0x03)
+csv("a,b,c\n1,2,3\n4,5,6", 0x37, 1)
+csv("c,b,a,id\n-0,+1,.5,z\n5.,1E3,1e-400,y\n", 0x0F, 3)
+for text, sel in [("", 0x01), ("a", 0x01), ("\xef\xbb", 0x01), ("a,b,a\n1,2,3\n", 0x01), ("a,b\n1,2\n", 0x04),
+                  ("a,b\n1,2\n", 0x09), ("a,b\n1,2\n3\n", 0x01), ("a,b\n1,2,3\n", 0x01), ('a,b\n1,"2\n', 0x01),
+                  ('a,b\n1,2"\n', 0x01), ('a,b\n"1"x,2\n', 0x01), ("a,b\r1,2\n", 0x01), ("a,b\n1,\0\n", 0x01),
+                  ("a,b\n,2\n", 0x01), ("a,b\n1,NaN\n", 0x02), ("a,b\n1,-inf\n", 0x02), ("a,b\n1,Infinity\n", 0x02),
+                  ("a,b\n1,0x1A\n", 0x02), ('a,b\n1,"1,000"\n', 0x02), ("a,b\n1, 2\n", 0x02), ("a,b\n1,two\n", 0x02),
+                  ("a,b\n1,1e999\n", 0x02), ("a,b\n1," + "1" * 40 + "\n", 0x02), ("a,b\n" + "1,2\n" * 40, 0x03),
+                  ("id,a\n" + "".join("%s,1\n" % ("x" * 30) for _ in range(6)), 0x09), ("a,b\n", 0x01),
+                  ("a,b\n1,2\n\n3,4\n", 0x01), ("a,b," + "h" * 300 + "\n1,2,3\n", 0x01), ("a\n1\n", 0x00)]:
+    csv(text, sel)
+
+# ---- features_encoder: byte 0 = columns-1 (low 3 bits), chunk size (high bits) ----
+def doubles(cols, values, chunk=0):
+    put("features_encoder", bytes([(cols - 1) | (chunk << 3)]) + b"".join(struct.pack("<d", v) for v in values))
+
+inf, nan = float("inf"), float("nan")
+doubles(1, [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308])
+doubles(3, [1.0, 2.5, -3.0, 1e22, 1e21, 0.1, 1 / 3, 123456789012345678.0, -1e-300], 1)
+doubles(2, [1.0, nan])
+doubles(2, [inf, 1.0])
+doubles(1, [])
+doubles(8, [i * 0.37 for i in range(64)], 31)
+
+# ---- image_id ----
+H = "88bf3be576309ae11d44e8e77e1338c82473d5fd6687c54e801170e8a900e870"
+for s in ["sha256:" + H, "", " sha256:" + H, "sha256:" + H + "\n", "python:3.11", "python", "python@sha256:" + H,
+          "registry.example:5000/python", "library/python:3", H, "sha512:" + H + H, "sha256:88bf3be57630", "sha256:",
+          "sha256:" + H + "0", "sha256:" + H.upper(), "sha256:" + H[:10] + "g" + H[11:]]:
+    put("image_id", s)
+
+# ---- limit_value: byte 0 = field index ----
+FIELDS = [(1, 3600), (64, 65536), (100, 64000), (4, 1024), (64, 8192), (1, 1024), (1, 256), (16, 65536), (1, 1024),
+          (1, 10000000), (1, 1024), (1, 64)]
+for i, (lo, hi) in enumerate(FIELDS):
+    for text in [str(lo), str(hi), str(lo - 1), str(hi + 1), "0" + str(lo), "+" + str(lo), "-1", "1.5", " 30", "30 ",
+                 "", "1e3", "99999999999999999999999"]:
+        put("limit_value", bytes([i]) + text.encode())
+
+# ---- Docker Engine answers (synthetic, shaped like Engine 20.10's, no host details) ----
+info = {"ID": "ABCD:EFGH", "ServerVersion": "20.10.24+dfsg1", "OSType": "linux", "CgroupVersion": "1",
+        "CgroupDriver": "cgroupfs", "MemoryLimit": True, "SwapLimit": True, "CpuCfsQuota": True, "PidsLimit": True,
+        "Runtimes": {"runc": {"path": "runc"}, "runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}}
+put("engine_info", json.dumps(info))
+for change in [{"OSType": "windows"}, {"Runtimes": {"runc": {"path": "runc"}}}, {"Runtimes": {"runsc": "oops"}},
+               {"Runtimes": {"runsc": {"path": "/usr/sbin/runc", "runtimeArgs": "x"}}}, {"MemoryLimit": "yes"},
+               {"CgroupVersion": 2}, {"PidsLimit": False}, {"ID": None}, {"ServerVersion": 20}]:
+    put("engine_info", json.dumps({**info, **change}))
+for raw in ["", "[]", "null", '{"ID":"x"}', "{", '{"ID":"a","ServerVersion":"b","OSType":"linux","Runtimes":[]}']:
+    put("engine_info", raw)
+state = {"Id": "c" * 64, "State": {"Status": "exited", "Running": False, "OOMKilled": True, "ExitCode": 137,
+                                   "StartedAt": "2026-11-29T08:18:39.615199612Z", "FinishedAt": "2026-11-29T08:18:39.8Z",
+                                   "Error": ""}}
+put("engine_info", json.dumps(state))
+put("engine_info", json.dumps({"Id": "c", "State": {"Status": "created", "ExitCode": "0"}}))
+
+image = {"Id": "sha256:" + H, "RepoTags": ["plb-sandbox-runtime:reviewed"],
+         "Config": {"Env": None, "Cmd": None, "Volumes": None, "WorkingDir": "", "Entrypoint": None},
+         "ContainerConfig": {"Volumes": None}, "Architecture": "amd64", "Os": "linux", "Size": 123}
+put("image_inspect", json.dumps(image))
+for change in [{"Config": {"Volumes": {"/data": {}}}}, {"ContainerConfig": {"Volumes": {"/x": {}}}},
+               {"Config": {"Volumes": []}}, {"Config": {"Volumes": "/data"}}, {"Config": None}, {"Id": 5}]:
+    put("image_inspect", json.dumps({**image, **change}))
+for raw in ["", "[]", '{"Id":"sha256:x","Config":{"Volumes":{}}}', '{"Config":{"Volumes":{"/v":{}}}}']:
+    put("image_inspect", raw)
+print("seeds written under", os.path.normpath(ROOT))
