@@ -14,10 +14,11 @@ namespace {
 const std::string kImage = "sha256:88bf3be576309ae11d44e8e77e1338c82473d5fd6687c54e801170e8a900e870";
 const std::string kRun = "0123456789abcdef0123456789abcdef";
 const std::string kScript = "/var/lib/plb-sandbox/runs/abc/model.py";
+const std::string kOwner = "0f2e3d4c-5b6a-4789-8abc-def012345678:4242:99887766";
 
 sb::container_spec_builder base() {
   sb::container_spec_builder b;
-  b.image(sb::parse_image_id(kImage).id).script(kScript).run_id(kRun);
+  b.image(sb::parse_image_id(kImage).id).script(kScript).run_id(kRun).owner(kOwner);
   return b;
 }
 }  // namespace
@@ -30,6 +31,7 @@ TEST(ContainerSpec, DefaultArgvInFull) {
       "--interactive",
       "--name=plb-sandbox-" + kRun,
       "--label=plb-sandbox.run=" + kRun,
+      "--label=plb-sandbox.owner=" + kOwner,
       "--runtime=runsc",
       "--pull=never",
       "--user=65534:65534",
@@ -43,7 +45,7 @@ TEST(ContainerSpec, DefaultArgvInFull) {
       "--memory=512m",
       "--memory-swap=512m",
       "--cpus=1",
-      "--pids-limit=512",
+      "--pids-limit=640",
       "--ulimit=nproc=64:64",
       "--ulimit=nofile=256:256",
       "--ulimit=fsize=16777216:16777216",
@@ -96,7 +98,7 @@ TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
                               "--network=none", "--ipc=none", "--read-only", "--ulimit=core=0:0", "--log-driver=none",
                               "--entrypoint=/usr/bin/env", "-i"})
       EXPECT_TRUE(has(fixed)) << fixed;
-    EXPECT_EQ(argv.size(), 31u);
+    EXPECT_EQ(argv.size(), 32u);
     EXPECT_EQ(std::count_if(argv.begin(), argv.end(), [](const std::string& a) { return a.starts_with("--mount"); }), 1);
   }
 }
@@ -137,6 +139,10 @@ INSTANTIATE_TEST_SUITE_P(Table, SpecRejects, ::testing::Values(
     Bad{"short_run_id", [](auto& b) { b.run_id("abc"); }, E::run_id_malformed},
     Bad{"upper_run_id", [](auto& b) { b.run_id("0123456789ABCDEF0123456789abcdef"); }, E::run_id_malformed},
     Bad{"flag_run_id", [](auto& b) { b.run_id("--privileged=true-0123456789abcd"); }, E::run_id_malformed},
+    Bad{"owner_no_colons", [](auto& b) { b.owner("1234"); }, E::owner_malformed},
+    Bad{"owner_flag", [](auto& b) { b.owner("--privileged:1:2"); }, E::owner_malformed},
+    Bad{"owner_upper", [](auto& b) { b.owner("ABC:1:2"); }, E::owner_malformed},
+    Bad{"owner_empty_part", [](auto& b) { b.owner("abc::2"); }, E::owner_malformed},
     Bad{"root_uid", [](auto& b) { b.user(0, 100); }, E::root_user},
     Bad{"root_gid", [](auto& b) { b.user(100, 0); }, E::root_user},
     Bad{"huge_uid", [](auto& b) { b.user(4294967295u, 100); }, E::user_out_of_range},
@@ -153,6 +159,9 @@ TEST(ContainerSpec, MissingPartsAreReported) {
   sb::container_spec_builder no_run;
   no_run.image(sb::parse_image_id(kImage).id).script(kScript);
   EXPECT_EQ(no_run.build().error, E::missing_run_id);
+  sb::container_spec_builder no_owner;
+  no_owner.image(sb::parse_image_id(kImage).id).script(kScript).run_id(kRun);
+  EXPECT_EQ(no_owner.build().error, E::missing_owner);
 }
 
 TEST(ContainerSpec, LimitViolationNamesTheField) {
@@ -166,7 +175,7 @@ TEST(ContainerSpec, LimitViolationNamesTheField) {
 
 TEST(ContainerSpec, ProbeHasEveryControlButNoMount) {
   sb::container_spec_builder b;
-  b.image(sb::parse_image_id(kImage).id).run_id(kRun);
+  b.image(sb::parse_image_id(kImage).id).run_id(kRun).owner(kOwner);
   EXPECT_EQ(b.build().error, E::missing_script);
   const auto r = b.build_probe();
   ASSERT_TRUE(r) << sb::message(r.error);

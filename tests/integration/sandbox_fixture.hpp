@@ -38,8 +38,8 @@ class SandboxTest : public ::testing::Test {
   void TearDown() override {
     const tool::docker_engine engine;
     const auto left = tool::labelled_containers(engine);
-    EXPECT_TRUE(left.empty()) << "a run left " << left.size() << " container(s), first: " << (left.empty() ? "" : left[0]);
-    for (const auto& name : left) tool::remove_container(engine, name);
+    EXPECT_TRUE(left.empty()) << "a run left " << left.size() << " container(s), first: " << (left.empty() ? "" : left[0].name);
+    for (const auto& c : left) tool::remove_container(engine, c.name);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@ struct tool_result {
   int signal = 0;
   std::string out, err;
   double seconds = 0;
+  long max_rss_kib = 0;  // the tool's peak resident set (not its children's)
 };
 
 inline std::string slurp(const std::string& path) {
@@ -71,9 +73,11 @@ class tool_process {
 
   tool_result wait() {
     int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    struct rusage usage {};
+    while (::wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
     }
     tool_result r;
+    r.max_rss_kib = usage.ru_maxrss;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);

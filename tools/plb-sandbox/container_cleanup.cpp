@@ -9,6 +9,19 @@
 
 namespace plb::tool {
 
+void await_daemon(const docker_engine& engine, const std::string& container, std::chrono::seconds deadline) {
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  std::string problem;
+  while (true) {
+    auto reply = engine.get("/_ping", problem);
+    if (reply && reply->status == 200) return;
+    if (std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  fail(sandbox::verdict::cleanup_failed, "the Docker daemon stopped answering (" + problem + "); container " + container +
+                                             " may remain: run `plb-sandbox sweep` once the daemon is back");
+}
+
 std::optional<container_state> inspect_container(const docker_engine& engine, const std::string& name) {
   std::string problem;
   auto reply = engine.get("/containers/" + name + "/json", problem);
@@ -44,7 +57,7 @@ void remove_container(const docker_engine& engine, const std::string& name, std:
                                              "); remove it with: docker rm -f " + name);
 }
 
-std::vector<std::string> labelled_containers(const docker_engine& engine) {
+std::vector<labelled_container> labelled_containers(const docker_engine& engine) {
   namespace json = boost::json;
   std::string problem;
   const std::string filter = R"({"label":[")" + std::string(sandbox::spec_constants::run_label) + R"("]})";
@@ -62,18 +75,23 @@ std::vector<std::string> labelled_containers(const docker_engine& engine) {
   auto reply = engine.get("/containers/json?all=1&filters=" + encoded, problem);
   if (!reply) fail(sandbox::verdict::cleanup_failed, problem);
   if (reply->status != 200) fail(sandbox::verdict::cleanup_failed, "listing containers answered HTTP " + std::to_string(reply->status));
-  std::vector<std::string> names;
+  std::vector<labelled_container> found;
   json::error_code ec;
   const json::value v = json::parse(reply->body, ec);
   if (ec || !v.is_array()) fail(sandbox::verdict::cleanup_failed, "listing containers: reply is not a JSON array");
   for (const json::value& c : v.get_array()) {
     const json::value* ns = c.is_object() ? c.get_object().if_contains("Names") : nullptr;
     if (!ns || !ns->is_array() || ns->get_array().empty() || !ns->get_array()[0].is_string()) continue;
-    std::string n(ns->get_array()[0].get_string());
-    if (!n.empty() && n.front() == '/') n.erase(0, 1);
-    names.push_back(std::move(n));
+    labelled_container lc;
+    lc.name = std::string(ns->get_array()[0].get_string());
+    if (!lc.name.empty() && lc.name.front() == '/') lc.name.erase(0, 1);
+    if (const json::value* labels = c.get_object().if_contains("Labels"); labels && labels->is_object()) {
+      const json::value* o = labels->get_object().if_contains(sandbox::spec_constants::owner_label);
+      if (o && o->is_string()) lc.owner = std::string(o->get_string());
+    }
+    found.push_back(std::move(lc));
   }
-  return names;
+  return found;
 }
 
 }  // namespace plb::tool

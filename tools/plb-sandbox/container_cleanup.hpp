@@ -12,6 +12,11 @@
 
 namespace plb::tool {
 
+// Waits until the daemon answers again (it may be restarting). Throws failure(cleanup_failed)
+// naming the container when it does not answer within the deadline.
+void await_daemon(const docker_engine& engine, const std::string& container,
+                  std::chrono::seconds deadline = std::chrono::seconds(60));
+
 // nullopt when the daemon does not know the container.
 std::optional<container_state> inspect_container(const docker_engine& engine, const std::string& name);
 
@@ -19,7 +24,12 @@ std::optional<container_state> inspect_container(const docker_engine& engine, co
 void remove_container(const docker_engine& engine, const std::string& name,
                       std::chrono::seconds deadline = std::chrono::seconds(30));
 
-// Names of every container carrying the tool's run label, running or not.
-std::vector<std::string> labelled_containers(const docker_engine& engine);
+struct labelled_container {
+  std::string name;
+  std::string owner;  // the owner label; empty if missing
+};
+
+// Every container carrying the tool's run label, running or not.
+std::vector<labelled_container> labelled_containers(const docker_engine& engine);
 
 }  // namespace plb::tool

@@ -91,7 +91,7 @@ class container_killer {
 class watchdog_run {
  public:
   watchdog_run(const docker_run_request& r, const docker_engine& e, cgroup_monitor& m)
-      : request_(r), engine_(e), monitor_(m), deadline_(ctx_), sampler_(ctx_), signals_(ctx_, SIGINT, SIGTERM),
+      : request_(r), engine_(e), sampling_engine_(e.socket_path(), std::chrono::seconds(2)), monitor_(m), deadline_(ctx_), sampler_(ctx_), signals_(ctx_, SIGINT, SIGTERM),
         stdin_(ctx_), stdout_(ctx_), stderr_(ctx_), killer_(e, r.container_name) {}
 
   docker_run_outcome run() {
@@ -181,11 +181,12 @@ class watchdog_run {
     stdin_.close(ignore);
   }
 
-  // Samples the cgroup every 100 ms; the first samples also learn the container's ID.
+  // Samples the cgroup every 100 ms; the first samples also learn the container's ID, and every
+  // fifth asks whether the daemon still answers. Short timeouts: this thread also drains output.
   void sample() {
+    std::string problem;
     if (!monitor_.attached()) {
-      std::string problem;
-      if (auto reply = engine_.get("/containers/" + request_.container_name + "/json", problem);
+      if (auto reply = sampling_engine_.get("/containers/" + request_.container_name + "/json", problem);
           reply && reply->status == 200) {
         if (auto st = parse_container_inspect(reply->body, problem)) {
           outcome_.container_id = st->id;
@@ -193,6 +194,7 @@ class watchdog_run {
         }
       }
     }
+    if (++samples_ % 5 == 0 && !sampling_engine_.get("/_ping", problem)) outcome_.daemon_lost = true;
     monitor_.sample();
     sampler_.expires_after(std::chrono::milliseconds(100));
     sampler_.async_wait([this](bp::error_code e) {
@@ -212,7 +214,9 @@ class watchdog_run {
 
   const docker_run_request& request_;
   const docker_engine& engine_;
+  const docker_engine sampling_engine_;
   cgroup_monitor& monitor_;
+  unsigned samples_ = 0;
   asio::io_context ctx_;
   asio::steady_timer deadline_, sampler_;
   asio::signal_set signals_;

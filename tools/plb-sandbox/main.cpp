@@ -11,6 +11,7 @@
 #include "failure.hpp"
 #include "score.hpp"
 #include "score_flags.hpp"
+#include "sweep.hpp"
 
 namespace {
 
@@ -38,6 +39,8 @@ int main(int argc, char** argv) {
   plb::tool::score_flags score_flags;
   auto* score = app.add_subcommand("sandbox-score", "run the script in gVisor on the --feature columns of --data");
   plb::tool::add_score_flags(*score, score_flags);
+  auto* sweep = app.add_subcommand(
+      "sweep", "remove containers and run directories left by runs whose plb-sandbox process died");
 
   try {
     app.parse(argc, argv);
@@ -57,6 +60,13 @@ int main(int argc, char** argv) {
       const auto result = plb::tool::sandbox_score(request);
       std::cout << "predictions: " << result.predictions_path << "\n"
                 << "provenance: " << result.provenance_path << std::endl;
+      return 0;
+    }
+    if (sweep->parsed()) {
+      const auto report = plb::tool::sweep_orphans(plb::tool::docker_engine{});
+      for (const auto& c : report.removed_containers) std::cout << "removed container " << c << "\n";
+      for (const auto& d : report.removed_directories) std::cout << "removed directory " << d << "\n";
+      std::cout << report.live_runs << " run(s) still owned by a live plb-sandbox left alone" << std::endl;
       return 0;
     }
   } catch (const plb::tool::failure& f) {

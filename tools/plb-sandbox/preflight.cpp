@@ -16,7 +16,9 @@
 #include "failure.hpp"
 #include "plb/sandbox/container_spec.hpp"
 #include "plb/sandbox/digest.hpp"
+#include "owner.hpp"
 #include "run_id.hpp"
+#include "sweep.hpp"
 
 namespace plb::tool {
 namespace {
@@ -101,7 +103,7 @@ proof run_probe(const docker_engine& engine, const daemon_info& daemon, const sa
                 const sandbox::SandboxLimits& limits, const std::string& runtime_path, const std::string& work_dir,
                 const std::string& host_kernel) {
   sandbox::container_spec_builder b;
-  b.image(image).run_id(new_run_id()).limits(limits);
+  b.image(image).run_id(new_run_id()).owner(self_owner()).limits(limits);
   const auto spec = b.build_probe();
   if (!spec) fail(verdict::internal_error, "probe spec: " + std::string(sandbox::message(spec.error)));
 
@@ -167,6 +169,8 @@ host_facts preflight(const docker_engine& engine, const sandbox::image_id& image
   std::string problem;
   auto reply = engine.get("/info", problem);
   if (!reply) refuse(problem + ": start dockerd, and run plb-sandbox as a user allowed to use it");
+  // What runs killed before they could clean up left behind goes before anything new starts.
+  sweep_orphans(engine);
   if (reply->status != 200) refuse("the Docker daemon answered /info with HTTP " + std::to_string(reply->status));
   auto info = parse_daemon_info(reply->body, problem);
   if (!info) refuse("cannot read the Docker daemon's /info: " + problem);

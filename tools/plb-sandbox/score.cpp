@@ -12,7 +12,9 @@
 #include "plb/sandbox/features_encoder.hpp"
 #include "plb/sandbox/predictions_parser.hpp"
 #include "preflight.hpp"
+#include "owner.hpp"
 #include "run_id.hpp"
+#include "sweep.hpp"
 #include "snapshot.hpp"
 #include "workspace.hpp"
 
@@ -39,6 +41,8 @@ std::string seconds_text(std::uint64_t s) { return std::to_string(s) + " s"; }
 // Turns what was observed into a verdict. Only numbers and the tool's own words reach a message.
 void judge(const docker_run_outcome& out, const std::optional<container_state>& state,
            const sandbox::SandboxLimits& limits) {
+  if (out.daemon_lost)
+    fail(verdict::runtime_failed, "the Docker daemon stopped answering during the run (restarted?); the run's container was removed");
   if (out.timed_out) fail(verdict::timeout, "the script did not finish within its " + seconds_text(limits.wall_seconds) + " wall time");
   if (out.output_cap_exceeded)
     fail(verdict::output_cap_exceeded, "the script wrote more than " + std::to_string(limits.output_mib) +
@@ -46,8 +50,8 @@ void judge(const docker_run_outcome& out, const std::optional<container_state>& 
   const bool oom = (state && state->oom_killed) || out.usage.oom_kills > 0;
   if (oom) fail(verdict::memory_exhausted, "the sandbox ran out of its " + std::to_string(limits.memory_mib) + " MiB of memory");
   if (!state || state->started_at.empty() || state->started_at.starts_with("0001-")) {
-    if (state && !state->error.empty()) fail(verdict::internal_error, "the container did not start: " + state->error);
-    fail(verdict::internal_error, "docker run failed before the container started (client exit " +
+    if (state && !state->error.empty()) fail(verdict::runtime_failed, "the container did not start: " + state->error);
+    fail(verdict::runtime_failed, "docker run failed before the container started (client exit " +
                                       std::to_string(out.client_exit_code) + ")");
   }
   if (state->exit_code != 0) {
@@ -108,7 +112,7 @@ score_result sandbox_score(const score_request& request) {
                                      std::to_string(request.limits.input_json_mib) + " MiB)");
 
   sandbox::container_spec_builder builder;
-  builder.image(request.image).script(snapshot.path).run_id(run_id).limits(request.limits);
+  builder.image(request.image).script(snapshot.path).run_id(run_id).owner(self_owner()).limits(request.limits);
   const auto spec = builder.build();
   if (!spec) fail(verdict::internal_error, "container spec: " + std::string(sandbox::message(spec.error)));
 
@@ -126,6 +130,7 @@ score_result sandbox_score(const score_request& request) {
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
   container_guard guard(engine, run.container_name);
   const docker_run_outcome out = run_docker(run, engine, monitor);
+  await_daemon(engine, run.container_name);
   const auto state = inspect_container(engine, run.container_name);
   guard.remove();
   if (out.interrupted_by) throw interrupted{out.interrupted_by};

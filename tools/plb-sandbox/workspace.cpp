@@ -7,6 +7,9 @@
 #include <filesystem>
 
 #include "failure.hpp"
+#include "owner.hpp"
+
+#include <fstream>
 
 namespace plb::tool {
 
@@ -20,6 +23,8 @@ workspace::workspace(const std::string& run_id) {
                                              "): run plb-sandbox as root");
   if (::mkdir(docker_config_dir().c_str(), 0700) != 0)
     fail(sandbox::verdict::internal_error, "cannot create " + docker_config_dir() + ": " + std::strerror(errno));
+  // A sweep removes this directory only once the process named here is gone.
+  std::ofstream(path_ + "/owner") << self_owner() << '\n';
 }
 
 workspace::~workspace() {

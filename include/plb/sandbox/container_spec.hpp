@@ -22,7 +22,9 @@ enum class spec_error : std::uint8_t {
   missing_image,
   missing_script,
   missing_run_id,
+  missing_owner,
   run_id_malformed,       // not 32 lowercase hex digits
+  owner_malformed,        // not boot-id:pid:start-time
   script_path_relative,
   script_path_unsafe,     // a character the --mount syntax would reinterpret, or a ".." segment
   root_user,              // uid 0 or gid 0
@@ -36,7 +38,9 @@ constexpr std::string_view message(spec_error e) noexcept {
     case spec_error::missing_image: return "no runtime image given";
     case spec_error::missing_script: return "no script snapshot given";
     case spec_error::missing_run_id: return "no run ID given";
+    case spec_error::missing_owner: return "no owner given";
     case spec_error::run_id_malformed: return "run ID must be 32 lowercase hex digits";
+    case spec_error::owner_malformed: return "owner must be <boot id>:<pid>:<start time>";
     case spec_error::script_path_relative: return "script snapshot path must be absolute";
     case spec_error::script_path_unsafe:
       return "script snapshot path holds a comma, quote, '=', control character or '..' segment";
@@ -52,6 +56,8 @@ namespace spec_constants {
 inline constexpr std::string_view runtime = "runsc";
 inline constexpr std::string_view name_prefix = "plb-sandbox-";
 inline constexpr std::string_view run_label = "plb-sandbox.run";  // marks the tool's containers
+// Which tool process owns the container: a sweep removes a container only once its owner is gone.
+inline constexpr std::string_view owner_label = "plb-sandbox.owner";
 inline constexpr std::string_view script_target = "/sandbox/model.py";
 inline constexpr std::string_view scratch_target = "/tmp";
 inline constexpr std::string_view entrypoint = "/usr/bin/env";  // run with -i: empty environment
@@ -74,6 +80,8 @@ class container_spec {
 
   std::string container_name() const { return std::string(spec_constants::name_prefix) + run_id_; }
   std::string run_label() const { return std::string(spec_constants::run_label) + "=" + run_id_; }
+  std::string owner_label() const { return std::string(spec_constants::owner_label) + "=" + owner_; }
+  const std::string& owner() const noexcept { return owner_; }
 
   // Arguments after the docker binary, starting with "run". One token per flag ("--flag=value")
   // so that no value can be read as a flag.
@@ -115,6 +123,7 @@ class container_spec {
         "--interactive",  // the features arrive on stdin
         "--name=" + container_name(),
         "--label=" + run_label(),
+        "--label=" + owner_label(),
         "--runtime=" + std::string(k::runtime),
         "--pull=never",
         "--user=" + n(uid_) + ":" + n(gid_),
@@ -157,6 +166,7 @@ class container_spec {
   image_id image_;
   std::string script_path_;
   std::string run_id_;
+  std::string owner_;
   SandboxLimits limits_;
   std::uint32_t uid_ = spec_constants::default_uid;
   std::uint32_t gid_ = spec_constants::default_gid;
@@ -200,6 +210,20 @@ class container_spec_builder {
     return *this;
   }
 
+  // "<boot id>:<pid>:<start time>" of the process that will wait for the container.
+  container_spec_builder& owner(std::string_view id) {
+    std::size_t colons = 0;
+    bool ok = !id.empty() && id.size() <= 128 && id.front() != ':' && id.back() != ':';
+    for (char c : id) {
+      colons += c == ':';
+      ok &= detail::is_lower_hex(c) || c == '-' || c == ':';
+    }
+    if (!ok || colons != 2 || id.find("::") != std::string_view::npos) return fail(spec_error::owner_malformed);
+    spec_.owner_.assign(id);
+    have_owner_ = true;
+    return *this;
+  }
+
   container_spec_builder& limits(const SandboxLimits& l) {
     if (const auto v = validate(l)) {
       if (error_ == spec_error::ok) violation_ = *v;
@@ -232,6 +256,7 @@ class container_spec_builder {
       if (!have_image_) r.error = spec_error::missing_image;
       else if (need_script && !have_script_) r.error = spec_error::missing_script;
       else if (!have_run_id_) r.error = spec_error::missing_run_id;
+      else if (!have_owner_) r.error = spec_error::missing_owner;
     }
     if (r.error == spec_error::ok) r.spec = spec_;
     return r;
@@ -245,7 +270,7 @@ class container_spec_builder {
   container_spec spec_;
   spec_error error_ = spec_error::ok;
   limit_violation violation_{};
-  bool have_image_ = false, have_script_ = false, have_run_id_ = false;
+  bool have_image_ = false, have_script_ = false, have_run_id_ = false, have_owner_ = false;
 };
 
 }  // namespace plb::sandbox

@@ -19,6 +19,7 @@ enum class verdict : std::uint8_t {
   script_failed,        // exited non-zero
   output_rejected,      // stdout is not a valid predictions document
   cleanup_failed,
+  runtime_failed,       // the daemon or runtime failed under the run (restart, start error)
   internal_error,
 };
 
@@ -29,7 +30,7 @@ struct verdict_info {
   std::string_view meaning;
 };
 
-inline constexpr std::array<verdict_info, 11> verdict_table{{
+inline constexpr std::array<verdict_info, 12> verdict_table{{
     {verdict::success, 0, "success", "predictions and provenance written"},
     {verdict::usage_error, 2, "usage_error", "bad flags; nothing ran"},
     {verdict::host_refused, 3, "host_refused", "the host failed a preflight check; nothing ran"},
@@ -41,6 +42,8 @@ inline constexpr std::array<verdict_info, 11> verdict_table{{
     {verdict::script_failed, 8, "script_failed", "the script exited with a non-zero status"},
     {verdict::output_rejected, 9, "output_rejected", "stdout is not a valid predictions document"},
     {verdict::cleanup_failed, 10, "cleanup_failed", "the run's container could not be removed"},
+    {verdict::runtime_failed, 11, "runtime_failed",
+     "the Docker daemon or the runsc runtime failed under the run; its container was removed"},
     {verdict::internal_error, 70, "internal_error", "an unexpected failure in the tool"},
 }};
 

@@ -1,0 +1,13 @@
+// Everything the plb-sandbox core offers, for vendors who want one include.
+#pragma once
+
+#include "plb/sandbox/container_spec.hpp"
+#include "plb/sandbox/csv_reader.hpp"
+#include "plb/sandbox/digest.hpp"
+#include "plb/sandbox/features_encoder.hpp"
+#include "plb/sandbox/image_id.hpp"
+#include "plb/sandbox/limits.hpp"
+#include "plb/sandbox/predictions_parser.hpp"
+#include "plb/sandbox/provenance.hpp"
+#include "plb/sandbox/task_type.hpp"
+#include "plb/sandbox/verdict.hpp"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# tests/consumer/run.sh MODE SOURCE WORK: builds and runs a vendor's consumer project the way a
+# vendor would (MODE add_subdirectory, or find_package after `cmake --install` to a prefix).
+set -euo pipefail
+mode=$1 src=$2 work=$3
+rm -rf "$work"; mkdir -p "$work"
+if [ "$mode" = find_package ]; then
+  cmake -S "$src" -B "$work/lib" -DPLB_SANDBOX_BUILD_TESTS=OFF -DPLB_SANDBOX_BUILD_TOOLS=OFF \
+    -DPLB_SANDBOX_BUILD_FUZZERS=OFF -DCMAKE_INSTALL_PREFIX="$work/prefix" >/dev/null
+  cmake --install "$work/lib" >/dev/null
+  # Only headers and CMake files may be installed: the core is header-only.
+  if find "$work/prefix" -type f ! -name '*.hpp' ! -name '*.cmake' | grep .; then
+    echo "FAIL: the install holds more than headers and package files"; exit 1
+  fi
+  cmake -S "$src/tests/consumer/find_package" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+else
+  cmake -S "$src/tests/consumer/add_subdirectory" -B "$work/build" -DPLB_SANDBOX_SOURCE="$src" >/dev/null
+  # A vendor's build must not get the project's tests, tool or fuzzers.
+  if grep -q 'plb-sandbox\|_fuzzer\|_test' <(cmake --build "$work/build" --target help); then
+    echo "FAIL: vendoring pulled in the project's own targets"; exit 1
+  fi
+fi
+cmake --build "$work/build" >/dev/null
+"$work/build/consumer"
