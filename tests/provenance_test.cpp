@@ -19,7 +19,10 @@ TEST(Provenance, RendersEveryFieldAsJson) {
   p.rows = 3;
   p.input_sha256 = sb::sha256_of(std::string_view("csv")).digest;
   p.started_at = "2026-11-29T08:00:00Z";
-  p.wall_seconds = 1.25;
+  p.usage.wall_seconds = 1.25;
+  p.usage.cpu_seconds = 0.123456;
+  p.usage.memory_peak_bytes = 1234567;
+  p.usage.output_bytes = 42;
   const std::string text = sb::render_json(p);
   ASSERT_EQ(text.back(), '\n');
   const auto v = boost::json::parse(text).as_object();
@@ -35,6 +38,9 @@ TEST(Provenance, RendersEveryFieldAsJson) {
   EXPECT_EQ(v.at("rows").to_number<std::uint64_t>(), 3u);
   EXPECT_EQ(v.at("input_sha256").as_string(), p.input_sha256.hex());
   EXPECT_EQ(v.at("verdict").as_string(), "success");
-  EXPECT_DOUBLE_EQ(v.at("wall_seconds").as_double(), 1.25);
+  EXPECT_DOUBLE_EQ(v.at("usage").at("wall_seconds").as_double(), 1.25);
+  EXPECT_DOUBLE_EQ(v.at("usage").at("cpu_seconds").as_double(), 0.123);
+  EXPECT_EQ(v.at("usage").at("memory_peak_bytes").to_number<std::uint64_t>(), 1234567u);
+  EXPECT_EQ(v.at("usage").at("output_bytes").to_number<std::uint64_t>(), 42u);
   EXPECT_NE(v.at("privacy").as_string().find("local-only"), boost::json::string::npos);
 }

@@ -58,6 +58,52 @@ TEST_F(SandboxScore, SpecExampleScriptPredictsInInputOrder) {
   EXPECT_EQ(prov.at("rows").to_number<int>(), 3);
   EXPECT_EQ(prov.at("verdict").as_string(), "success");
   EXPECT_NE(prov.at("runtime").at("version").as_string().find("runsc"), boost::json::string::npos);
+  const auto& usage = prov.at("usage").as_object();
+  EXPECT_GT(usage.at("wall_seconds").to_number<double>(), 0.0);
+  EXPECT_GT(usage.at("cpu_seconds").to_number<double>(), 0.0) << "cgroup CPU time was not read";
+  EXPECT_GT(usage.at("memory_peak_bytes").to_number<std::uint64_t>(), 1u << 20) << "cgroup memory was not read";
+  EXPECT_EQ(usage.at("output_bytes").to_number<std::uint64_t>(), std::string("{\"predictions\": [3.5, -2.75, 0.0]}\n").size());
+}
+
+TEST_F(SandboxScore, JsonSummaryOnSuccessAndOnFailure) {
+  const auto script = write("model.py", spec_example);
+  const auto data = write("data.csv", "a\n1\n2\n");
+  auto r = run(score_args(script, data, {"a"}, path("ok.csv"), {"--json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto v = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(v.at("verdict").as_string(), "success");
+  EXPECT_EQ(v.at("predictions").as_string(), path("ok.csv"));
+  EXPECT_EQ(v.at("provenance").as_string(), path("ok.csv") + ".sandbox.json");
+  EXPECT_GT(v.at("usage").at("memory_peak_bytes").to_number<std::uint64_t>(), 0u);
+  EXPECT_EQ(r.err, "");
+
+  const auto bad = write("bad.py", "print('CANARY log')\n");
+  r = run(score_args(bad, data, {"a"}, path("no.csv"), {"--json"}));
+  EXPECT_EQ(r.exit_code, code(verdict::output_rejected));
+  v = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(v.at("verdict").as_string(), "output_rejected");
+  EXPECT_EQ(v.at("exit_code").to_number<int>(), code(verdict::output_rejected));
+  EXPECT_TRUE(v.at("predictions").is_null());
+  EXPECT_EQ(v.at("usage").at("output_bytes").to_number<std::uint64_t>(), 11u);
+  EXPECT_EQ(r.out.find("CANARY"), std::string::npos);
+  EXPECT_EQ(lines(r.err).size(), 1u);
+}
+
+TEST_F(SandboxScore, ExplainPrintsTheArgvAndRunsNothing) {
+  const auto script = write("model.py", spec_example);
+  const auto data = write("data.csv", "a,b\n1,2\n");
+  auto args = score_args(script, data, {"a", "b"}, path("o.csv"), {"--seconds", "7", "--memory-mb", "256"});
+  args[0] = "explain";
+  const auto r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* want : {"nothing was run", "1 rows x 2 features", "wall_seconds = 7 s", "memory_mib = 256 MiB",
+                           "    --runtime=runsc", "    --memory=256m", "    --memory-swap=256m", "    --network=none",
+                           "    /sandbox/model.py", "ok   runsc is gVisor"})
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+  EXPECT_FALSE(exists(path("o.csv")));
+  // Explain validates like a run: a bad digest is the same input refusal.
+  args[4] = std::string(64, 'a');
+  EXPECT_EQ(run(args).exit_code, code(verdict::input_refused));
 }
 
 TEST_F(SandboxScore, NumpyScriptWithIdColumnAndProbabilities) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdio>
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -130,6 +131,7 @@ class watchdog_run {
     proc.async_wait([this](bp::error_code, int) { client_done(); });
     ctx_.run();
     killer_.stop();
+    clear_status();
 
     const int status = proc.native_exit_code();
     if (WIFEXITED(status)) {
@@ -196,6 +198,7 @@ class watchdog_run {
     }
     if (++samples_ % 5 == 0 && !sampling_engine_.get("/_ping", problem)) outcome_.daemon_lost = true;
     monitor_.sample();
+    show_status();
     sampler_.expires_after(std::chrono::milliseconds(100));
     sampler_.async_wait([this](bp::error_code e) {
       if (!e && !client_exited_) sample();
@@ -212,11 +215,28 @@ class watchdog_run {
     killer_.request();
   }
 
+  // "plb-sandbox: running in gVisor, 3.2 s of 30 s", rewritten in place; cleared at the end.
+  void show_status() {
+    if (!request_.show_status) return;
+    const double elapsed = std::chrono::duration<double>(clock::now() - start_).count();
+    if (elapsed < 1.0 || samples_ % 2 != 0) return;
+    const double wall = std::chrono::duration<double>(request_.wall).count();
+    char line[128];
+    const int n = std::snprintf(line, sizeof line, "\rplb-sandbox: %s, %.1f s of %.0f s\033[K",
+                                first_kill_ ? "stopping the sandbox" : "running in gVisor", elapsed, wall);
+    if (n > 0) status_written_ |= ::write(STDERR_FILENO, line, static_cast<std::size_t>(n)) > 0;
+  }
+
+  void clear_status() {
+    if (status_written_) status_written_ = ::write(STDERR_FILENO, "\r\033[K", 4) < 0;
+  }
+
   const docker_run_request& request_;
   const docker_engine& engine_;
   const docker_engine sampling_engine_;
   cgroup_monitor& monitor_;
   unsigned samples_ = 0;
+  bool status_written_ = false;
   asio::io_context ctx_;
   asio::steady_timer deadline_, sampler_;
   asio::signal_set signals_;

@@ -28,6 +28,7 @@ struct docker_run_request {
   std::chrono::milliseconds wall{30'000};
   std::size_t output_cap_bytes = 4u << 20;
   std::vector<std::string> environment;  // "NAME=value", the client's whole environment
+  bool show_status = false;  // an updating line on stderr once the run passes a second
 };
 
 struct docker_run_outcome {

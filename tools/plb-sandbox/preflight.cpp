@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <boost/json.hpp>
@@ -14,9 +15,9 @@
 #include "container_cleanup.hpp"
 #include "docker_run.hpp"
 #include "failure.hpp"
+#include "owner.hpp"
 #include "plb/sandbox/container_spec.hpp"
 #include "plb/sandbox/digest.hpp"
-#include "owner.hpp"
 #include "run_id.hpp"
 #include "sweep.hpp"
 
@@ -25,7 +26,10 @@ namespace {
 
 using sandbox::verdict;
 
-[[noreturn]] void refuse(const std::string& what) { fail(verdict::host_refused, what); }
+// A check that failed: what was found, and what the operator does about it.
+struct refusal {
+  std::string detail, fix;
+};
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -57,7 +61,7 @@ bool safe_release(const std::string& s) {
 std::string proof_key(const daemon_info& d, const std::string& runtime_path, const runtime_entry& rt,
                       const sandbox::image_id& image, const std::string& host_kernel) {
   struct stat st {};
-  if (::stat(runtime_path.c_str(), &st) != 0) refuse("runsc runtime binary " + runtime_path + " is missing");
+  ::stat(runtime_path.c_str(), &st);
   std::ostringstream k;
   k << "v1\n" << d.id << '\n' << d.server_version << '\n' << runtime_path << '\n';
   for (const auto& a : rt.args) k << a << '\0';
@@ -85,7 +89,7 @@ std::optional<proof> load_proof(const std::string& key) {
 
 void store_proof(const std::string& key, const proof& p) {
   // Best effort: a cache that cannot be written only costs the next run a probe.
-  std::string path = proof_cache_dir;
+  const std::string path = proof_cache_dir;
   for (std::size_t i = 1; i <= path.size(); ++i)
     if (i == path.size() || path[i] == '/') ::mkdir(path.substr(0, i).c_str(), 0700);
   const std::string final_path = path + "/" + key + ".json";
@@ -99,9 +103,16 @@ void store_proof(const std::string& key, const proof& p) {
   if (std::rename(tmp.c_str(), final_path.c_str()) != 0) std::remove(tmp.c_str());
 }
 
-proof run_probe(const docker_engine& engine, const daemon_info& daemon, const sandbox::image_id& image,
-                const sandbox::SandboxLimits& limits, const std::string& runtime_path, const std::string& work_dir,
-                const std::string& host_kernel) {
+std::string runtime_version(const std::string& runtime_path) {
+  const auto text = capture_command(runtime_path, {"--version"}, std::chrono::seconds(10));
+  return text.substr(0, text.find('\n'));
+}
+
+// Starts the image under runsc with every control and compares the kernel release it sees with
+// the host's: under gVisor it is gVisor's own. Also proves the image runs both interpreters.
+std::optional<refusal> run_probe(const docker_engine& engine, const daemon_info& daemon, const sandbox::image_id& image,
+                                 const sandbox::SandboxLimits& limits, const std::string& work_dir,
+                                 const std::string& host_kernel, std::string& release) {
   sandbox::container_spec_builder b;
   b.image(image).run_id(new_run_id()).owner(self_owner()).limits(limits);
   const auto spec = b.build_probe();
@@ -115,114 +126,233 @@ proof run_probe(const docker_engine& engine, const daemon_info& daemon, const sa
   req.environment = docker_client_environment(work_dir);
   cgroup_monitor monitor(daemon.cgroup_version, daemon.cgroup_driver);
   const auto out = run_docker(req, engine, monitor);
+  await_daemon(engine, req.container_name);
   const auto state = inspect_container(engine, req.container_name);
   remove_container(engine, req.container_name);
 
   if (out.interrupted_by) fail(verdict::internal_error, "interrupted during the gVisor probe");
-  if (out.timed_out) refuse("the gVisor probe container did not finish within 60 s: check `runsc` and dockerd's log");
+  if (out.timed_out) return refusal{"the probe container did not finish within 60 s", "check runsc and dockerd's log"};
   const std::int64_t code = state ? state->exit_code : out.client_exit_code;
   if (!state || code != 0) {
     if (state && !state->error.empty())
-      refuse("the runsc runtime could not start the image (" + state->error + "): check the runsc installation");
+      return refusal{"runsc could not start the image (" + state->error + ")", "check the runsc installation"};
     if (code == 125 || code == 126 || code == 127)
-      refuse("the image cannot run /usr/bin/env -i /usr/local/bin/python (exit " + std::to_string(code) +
-             "): the reviewed image must contain both");
-    refuse("the gVisor probe failed with exit " + std::to_string(code) + ": check the image and the runsc runtime");
+      return refusal{"the image cannot run /usr/bin/env -i /usr/local/bin/python (exit " + std::to_string(code) + ")",
+                     "the reviewed image must contain both"};
+    return refusal{"the probe failed with exit " + std::to_string(code), "check the image and the runsc runtime"};
   }
-  std::string release = out.stdout_bytes;
+  release = out.stdout_bytes;
   while (!release.empty() && (release.back() == '\n' || release.back() == '\r')) release.pop_back();
-  if (!safe_release(release)) refuse("the gVisor probe printed no kernel release: check the image's python");
+  if (!safe_release(release)) return refusal{"the probe printed no kernel release", "check the image's python"};
   if (release == host_kernel)
-    refuse("the runtime named runsc runs containers on the host kernel (" + host_kernel +
-           "): it is not gVisor. Point the runsc entry in /etc/docker/daemon.json at the gVisor runsc binary");
-
-  const auto version = capture_command(runtime_path, {"--version"}, std::chrono::seconds(10));
-  std::string first_line = version.substr(0, version.find('\n'));
-  if (first_line.find("runsc") == std::string::npos)
-    refuse(runtime_path + " --version does not report runsc: point the runsc runtime at the gVisor binary");
-  return {release, first_line};
+    return refusal{"the runtime named runsc runs containers on the host kernel (" + host_kernel + "): it is not gVisor",
+                   "point the runsc entry in /etc/docker/daemon.json at the gVisor runsc binary and restart dockerd"};
+  return std::nullopt;
 }
+
+class checklist {
+ public:
+  checklist(bool stop, std::vector<check_result>& out) : stop_(stop), out_(out) {}
+
+  // Runs `check` unless an earlier failure ends the list. Returns whether it passed.
+  bool run(const std::string& requirement, const std::function<std::optional<refusal>(std::string&)>& check) {
+    if (stopped_) return false;
+    check_result r;
+    r.requirement = requirement;
+    const auto problem = check(r.detail);
+    if (problem) {
+      r.status = check_status::fail;
+      r.detail = problem->detail;
+      r.fix = problem->fix;
+      if (stop_) stopped_ = true;
+    } else {
+      r.status = check_status::pass;
+    }
+    out_.push_back(std::move(r));
+    return !problem;
+  }
+
+  void skip(const std::string& requirement, const std::string& why) {
+    if (!stopped_) out_.push_back({requirement, check_status::skipped, why, ""});
+  }
+
+ private:
+  bool stop_;
+  bool stopped_ = false;
+  std::vector<check_result>& out_;
+};
 
 }  // namespace
 
-void check_local_daemon_only() {
-  const std::string local = std::string("unix://") + docker_socket;
-  if (const char* h = std::getenv("DOCKER_HOST"); h && *h && local != h)
-    refuse(std::string("DOCKER_HOST is set to ") + h + ": plb-sandbox only uses the local daemon at " + local +
-           "; unset DOCKER_HOST");
-  if (const char* c = std::getenv("DOCKER_CONTEXT"); c && *c && std::string(c) != "default")
-    refuse(std::string("DOCKER_CONTEXT is set to ") + c + ": plb-sandbox only uses the local daemon; unset it");
-  if (const auto ctx = current_cli_context(); !ctx.empty() && ctx != "default")
-    refuse("the docker CLI's current context is " + ctx +
-           ": plb-sandbox only uses the local daemon; run `docker context use default`");
+std::vector<check_result> inspect_host(const docker_engine& engine, const std::optional<sandbox::image_id>& image,
+                                       const sandbox::SandboxLimits& limits, const std::string& work_dir,
+                                       bool stop_at_first_failure, bool allow_probe, host_facts& facts) {
+  std::vector<check_result> results;
+  checklist c(stop_at_first_failure, results);
+
+  c.run("local daemon only", [](std::string& detail) -> std::optional<refusal> {
+    const std::string local = std::string("unix://") + docker_socket;
+    if (const char* h = std::getenv("DOCKER_HOST"); h && *h && local != h)
+      return refusal{std::string("DOCKER_HOST is set to ") + h + ", but plb-sandbox only uses " + local, "unset DOCKER_HOST"};
+    if (const char* x = std::getenv("DOCKER_CONTEXT"); x && *x && std::string(x) != "default")
+      return refusal{std::string("DOCKER_CONTEXT is set to ") + x + ", but plb-sandbox only uses the local daemon",
+                     "unset DOCKER_CONTEXT"};
+    if (const auto ctx = current_cli_context(); !ctx.empty() && ctx != "default")
+      return refusal{"the docker CLI's current context is " + ctx + ", but plb-sandbox only uses the local daemon",
+                     "run `docker context use default`"};
+    detail = local;
+    return std::nullopt;
+  });
+  const bool socket_ok = c.run("daemon socket", [&](std::string& detail) -> std::optional<refusal> {
+    struct stat st {};
+    if (::stat(engine.socket_path().c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
+      return refusal{"no Docker daemon socket at " + engine.socket_path(), "install docker.io and start dockerd"};
+    detail = engine.socket_path();
+    return std::nullopt;
+  });
+  c.run("docker client", [](std::string& detail) -> std::optional<refusal> {
+    if (::access(docker_binary, X_OK) != 0)
+      return refusal{std::string("no docker client at ") + docker_binary, "install the docker.io package"};
+    detail = docker_binary;
+    return std::nullopt;
+  });
+  const bool daemon_ok = socket_ok && c.run("daemon answers", [&](std::string& detail) -> std::optional<refusal> {
+    std::string problem;
+    auto reply = engine.get("/info", problem);
+    if (!reply) return refusal{problem, "start dockerd, and run plb-sandbox as a user allowed to use it"};
+    if (reply->status != 200) return refusal{"/info answered HTTP " + std::to_string(reply->status), "check dockerd's log"};
+    auto info = parse_daemon_info(reply->body, problem);
+    if (!info) return refusal{"cannot read the daemon's /info: " + problem, "check the daemon's version (Engine 20.10 or later)"};
+    facts.daemon = *info;
+    detail = "Docker Engine " + info->server_version;
+    return std::nullopt;
+  });
+  if (!daemon_ok) {
+    for (const char* r : {"Linux daemon", "runsc registered", "cgroup controllers", "image present", "image has no volumes",
+                          "runsc is gVisor"})
+      c.skip(r, "needs a daemon that answers");
+    return results;
+  }
+  const daemon_info& info = facts.daemon;
+  c.run("Linux daemon", [&](std::string& detail) -> std::optional<refusal> {
+    if (info.os_type != "linux")
+      return refusal{"the daemon runs " + info.os_type + " containers", "use a Linux host: gVisor needs a Linux daemon"};
+    detail = "linux, cgroup v" + info.cgroup_version + " (" + info.cgroup_driver + ")";
+    return std::nullopt;
+  });
+  const auto rt = info.runtimes.find("runsc");
+  const bool runsc_ok = c.run("runsc registered", [&](std::string& detail) -> std::optional<refusal> {
+    if (rt == info.runtimes.end())
+      return refusal{"the daemon has no runsc runtime",
+                     "install gVisor and register it in /etc/docker/daemon.json (\"runtimes\": {\"runsc\": {\"path\": "
+                     "\"/usr/bin/runsc\", \"runtimeArgs\": [\"--network=none\"]}}), then restart dockerd"};
+    facts.runtime_path = rt->second.path.empty() ? "runsc" : rt->second.path;
+    if (facts.runtime_path.front() != '/')
+      return refusal{"the runsc runtime path \"" + facts.runtime_path + "\" is not absolute", "give its full path in daemon.json"};
+    if (::access(facts.runtime_path.c_str(), X_OK) != 0)
+      return refusal{"the runsc runtime binary " + facts.runtime_path + " is missing or not executable", "reinstall runsc"};
+    detail = facts.runtime_path;
+    return std::nullopt;
+  });
+  c.run("cgroup controllers", [&](std::string& detail) -> std::optional<refusal> {
+    const std::pair<bool, const char*> controllers[] = {
+        {info.memory_limit, "memory"}, {info.swap_limit, "memory swap accounting"}, {info.cpu_cfs_quota, "cpu (CFS quota)"},
+        {info.pids_limit, "pids"}};
+    for (const auto& [ok, what] : controllers)
+      if (!ok)
+        return refusal{std::string("the daemon reports no ") + what + " controller",
+                       "enable it on the kernel command line (e.g. cgroup_enable=memory swapaccount=1) and reboot"};
+    detail = "memory, swap, cpu, pids";
+    return std::nullopt;
+  });
+  utsname u{};
+  ::uname(&u);
+  facts.host_kernel = u.release;
+
+  if (!image) {
+    c.skip("image present", "give --runtime-image");
+    c.skip("image has no volumes", "give --runtime-image");
+    if (runsc_ok)
+      c.run("runsc version", [&](std::string& detail) -> std::optional<refusal> {
+        facts.runtime_version = runtime_version(facts.runtime_path);
+        if (facts.runtime_version.find("runsc") == std::string::npos)
+          return refusal{facts.runtime_path + " --version does not report runsc", "point the runsc runtime at gVisor's binary"};
+        detail = facts.runtime_version;
+        return std::nullopt;
+      });
+    c.skip("runsc is gVisor", "the proof runs the image: give --runtime-image");
+    return results;
+  }
+
+  std::optional<image_facts> img;
+  const bool present = c.run("image present", [&](std::string& detail) -> std::optional<refusal> {
+    std::string problem;
+    auto reply = engine.get("/images/" + image->str() + "/json", problem);
+    if (!reply) return refusal{problem, "check dockerd"};
+    if (reply->status == 404)
+      return refusal{"image " + image->str() + " is not present locally (it is never pulled)",
+                     "build or pull it explicitly, review it, and pass the ID from `docker image inspect NAME --format "
+                     "'{{.Id}}'`"};
+    if (reply->status != 200) return refusal{"inspecting the image answered HTTP " + std::to_string(reply->status), "check dockerd"};
+    img = parse_image_inspect(reply->body, problem);
+    if (!img) return refusal{"cannot read the image's inspection: " + problem, "check dockerd"};
+    if (img->id != image->str()) return refusal{"the daemon resolved " + image->str() + " to " + img->id, "give the full image ID"};
+    detail = image->str();
+    return std::nullopt;
+  });
+  if (present)
+    c.run("image has no volumes", [&](std::string& detail) -> std::optional<refusal> {
+      if (img->has_volumes)
+        return refusal{"image " + image->str() + " declares volumes, which would add mounts", "rebuild it without VOLUME"};
+      detail = "none declared";
+      return std::nullopt;
+    });
+  else
+    c.skip("image has no volumes", "needs the image");
+  if (!present || !runsc_ok) {
+    c.skip("runsc is gVisor", "needs the image and the runsc runtime");
+    return results;
+  }
+  const std::string key = proof_key(info, facts.runtime_path, rt->second, *image, facts.host_kernel);
+  const auto cached = load_proof(key);
+  if (!cached && !allow_probe) {
+    c.skip("runsc is gVisor", "proving it starts a container; sandbox-score and doctor do");
+    return results;
+  }
+  c.run("runsc is gVisor", [&](std::string& detail) -> std::optional<refusal> {
+    if (cached) {
+      facts.guest_kernel = cached->guest_kernel;
+      facts.runtime_version = cached->runtime_version;
+      facts.proof_from_cache = true;
+    } else {
+      std::string release;
+      if (auto r = run_probe(engine, info, *image, limits, work_dir, facts.host_kernel, release)) return r;
+      const std::string version = runtime_version(facts.runtime_path);
+      if (version.find("runsc") == std::string::npos)
+        return refusal{facts.runtime_path + " --version does not report runsc", "point the runsc runtime at gVisor's binary"};
+      store_proof(key, {release, version});
+      facts.guest_kernel = release;
+      facts.runtime_version = version;
+    }
+    detail = facts.runtime_version + "; guest kernel " + facts.guest_kernel + ", host " + facts.host_kernel +
+             (facts.proof_from_cache ? " (cached proof)" : "");
+    return std::nullopt;
+  });
+  return results;
 }
 
 host_facts preflight(const docker_engine& engine, const sandbox::image_id& image, const sandbox::SandboxLimits& limits,
                      const std::string& work_dir) {
-  check_local_daemon_only();
-  struct stat st {};
-  if (::stat(engine.socket_path().c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
-    refuse("no Docker daemon socket at " + engine.socket_path() + ": install docker.io and start dockerd");
-  if (::access(docker_binary, X_OK) != 0)
-    refuse(std::string("no docker client at ") + docker_binary + ": install the docker.io package");
-
-  std::string problem;
-  auto reply = engine.get("/info", problem);
-  if (!reply) refuse(problem + ": start dockerd, and run plb-sandbox as a user allowed to use it");
-  // What runs killed before they could clean up left behind goes before anything new starts.
-  sweep_orphans(engine);
-  if (reply->status != 200) refuse("the Docker daemon answered /info with HTTP " + std::to_string(reply->status));
-  auto info = parse_daemon_info(reply->body, problem);
-  if (!info) refuse("cannot read the Docker daemon's /info: " + problem);
-
   host_facts facts;
-  facts.daemon = *info;
-  if (info->os_type != "linux")
-    refuse("the Docker daemon runs " + info->os_type + " containers: gVisor needs a Linux daemon");
-  const auto rt = info->runtimes.find("runsc");
-  if (rt == info->runtimes.end())
-    refuse("the Docker daemon has no runsc runtime: install gVisor and register it in /etc/docker/daemon.json "
-           "(\"runtimes\": {\"runsc\": {\"path\": \"/usr/bin/runsc\", \"runtimeArgs\": [\"--network=none\"]}}), "
-           "then restart dockerd");
-  facts.runtime_path = rt->second.path.empty() ? "runsc" : rt->second.path;
-  if (facts.runtime_path.front() != '/')
-    refuse("the runsc runtime path \"" + facts.runtime_path + "\" is not absolute: give its full path in daemon.json");
-  if (::access(facts.runtime_path.c_str(), X_OK) != 0)
-    refuse("the runsc runtime binary " + facts.runtime_path + " is missing or not executable");
-  const std::pair<bool, const char*> controllers[] = {{info->memory_limit, "memory"},
-                                                      {info->swap_limit, "memory swap accounting"},
-                                                      {info->cpu_cfs_quota, "cpu (CFS quota)"},
-                                                      {info->pids_limit, "pids"}};
-  for (const auto& [ok, what] : controllers)
-    if (!ok)
-      refuse(std::string("the Docker daemon reports no ") + what +
-             " cgroup controller: enable it in the kernel command line (e.g. cgroup_enable=memory swapaccount=1) and reboot");
-
-  reply = engine.get("/images/" + image.str() + "/json", problem);
-  if (!reply) refuse(problem);
-  if (reply->status == 404)
-    refuse("image " + image.str() + " is not present locally (it is never pulled): build or pull it explicitly, "
-           "review it, and pass the ID from `docker image inspect NAME --format '{{.Id}}'`");
-  if (reply->status != 200) refuse("inspecting the image answered HTTP " + std::to_string(reply->status));
-  auto facts_img = parse_image_inspect(reply->body, problem);
-  if (!facts_img) refuse("cannot read the image's inspection: " + problem);
-  if (facts_img->id != image.str()) refuse("the daemon resolved " + image.str() + " to a different image ID");
-  if (facts_img->has_volumes) refuse("image " + image.str() + " declares volumes, which would add mounts: rebuild it without VOLUME");
-
-  utsname u{};
-  ::uname(&u);
-  facts.host_kernel = u.release;
-  const std::string key = proof_key(*info, facts.runtime_path, rt->second, image, facts.host_kernel);
-  if (auto cached = load_proof(key)) {
-    facts.guest_kernel = cached->guest_kernel;
-    facts.runtime_version = cached->runtime_version;
-    facts.proof_from_cache = true;
-    return facts;
+  // What runs killed before they could clean up left behind goes before anything new starts.
+  struct stat st {};
+  if (::stat(engine.socket_path().c_str(), &st) == 0) {
+    std::string problem;
+    if (engine.get("/_ping", problem)) sweep_orphans(engine);
   }
-  const proof p = run_probe(engine, *info, image, limits, facts.runtime_path, work_dir, facts.host_kernel);
-  store_proof(key, p);
-  facts.guest_kernel = p.guest_kernel;
-  facts.runtime_version = p.runtime_version;
+  const auto results = inspect_host(engine, image, limits, work_dir, true, true, facts);
+  for (const auto& r : results)
+    if (r.status == check_status::fail) fail(verdict::host_refused, r.detail + ": " + r.fix);
   return facts;
 }
 

@@ -1,10 +1,14 @@
 // Host preflight, before anything runs: the local daemon only, a Linux daemon, the runsc runtime
 // registered and proven to be gVisor, the resource controllers the limits need, and the runtime
 // image present locally (never pulled) with no declared volumes and both interpreters in it.
-// Every refusal is a failure(host_refused) that says what is wrong and how to fix it.
+//
+// The checks are one list: sandbox-score stops at the first failure (host_refused, with what is
+// wrong and how to fix it); `doctor` runs them all and prints the table.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "docker_engine.hpp"
 #include "engine_json.hpp"
@@ -24,11 +28,24 @@ struct host_facts {
   bool proof_from_cache = false;
 };
 
-// `work_dir` is the run's private directory (the probe's docker client keeps its config there).
-host_facts preflight(const docker_engine& engine, const sandbox::image_id& image,
-                     const sandbox::SandboxLimits& limits, const std::string& work_dir);
+enum class check_status { pass, fail, skipped };
 
-// The checks that need no daemon: DOCKER_HOST, DOCKER_CONTEXT and the CLI's current context.
-void check_local_daemon_only();
+struct check_result {
+  std::string requirement;
+  check_status status = check_status::skipped;
+  std::string detail;  // what was found
+  std::string fix;     // for a failure: what the operator does about it
+};
+
+// Runs the checks in order. With stop_at_first_failure, the list ends at the first failure.
+// Without an image, the image checks and the gVisor proof (which runs the image) are skipped;
+// without allow_probe, the proof is taken only from the cache (nothing is started).
+std::vector<check_result> inspect_host(const docker_engine& engine, const std::optional<sandbox::image_id>& image,
+                                       const sandbox::SandboxLimits& limits, const std::string& work_dir,
+                                       bool stop_at_first_failure, bool allow_probe, host_facts& facts);
+
+// sandbox-score's preflight: throws failure(host_refused) at the first failed check.
+host_facts preflight(const docker_engine& engine, const sandbox::image_id& image, const sandbox::SandboxLimits& limits,
+                     const std::string& work_dir);
 
 }  // namespace plb::tool

@@ -6,16 +6,13 @@
 #include "container_cleanup.hpp"
 #include "docker_run.hpp"
 #include "failure.hpp"
-#include "input_data.hpp"
 #include "output_files.hpp"
+#include "owner.hpp"
 #include "plb/sandbox/container_spec.hpp"
 #include "plb/sandbox/features_encoder.hpp"
 #include "plb/sandbox/predictions_parser.hpp"
 #include "preflight.hpp"
-#include "owner.hpp"
 #include "run_id.hpp"
-#include "sweep.hpp"
-#include "snapshot.hpp"
 #include "workspace.hpp"
 
 #ifndef PLB_SANDBOX_VERSION
@@ -36,14 +33,13 @@ std::string utc_now() {
   return buf;
 }
 
-std::string seconds_text(std::uint64_t s) { return std::to_string(s) + " s"; }
-
 // Turns what was observed into a verdict. Only numbers and the tool's own words reach a message.
 void judge(const docker_run_outcome& out, const std::optional<container_state>& state,
            const sandbox::SandboxLimits& limits) {
   if (out.daemon_lost)
     fail(verdict::runtime_failed, "the Docker daemon stopped answering during the run (restarted?); the run's container was removed");
-  if (out.timed_out) fail(verdict::timeout, "the script did not finish within its " + seconds_text(limits.wall_seconds) + " wall time");
+  if (out.timed_out)
+    fail(verdict::timeout, "the script did not finish within its " + std::to_string(limits.wall_seconds) + " s wall time");
   if (out.output_cap_exceeded)
     fail(verdict::output_cap_exceeded, "the script wrote more than " + std::to_string(limits.output_mib) +
                                            " MiB to stdout and stderr together");
@@ -86,50 +82,71 @@ class container_guard {
   bool armed_ = true;
 };
 
+sandbox::container_spec build_spec(const score_request& request, const std::string& script_path, const std::string& run_id) {
+  sandbox::container_spec_builder builder;
+  builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
+  auto spec = builder.build();
+  if (!spec) fail(verdict::internal_error, "container spec: " + std::string(sandbox::message(spec.error)));
+  return std::move(spec.spec);
+}
+
+sandbox::sandbox_usage usage_of(const docker_run_outcome& out) {
+  sandbox::sandbox_usage u;
+  u.wall_seconds = out.elapsed.count();
+  u.cpu_seconds = static_cast<double>(out.usage.cpu_nanoseconds) / 1e9;
+  u.memory_peak_bytes = out.usage.memory_peak_bytes;
+  u.output_bytes = out.output_bytes;
+  u.host_tasks_peak = out.usage.pids_peak;
+  return u;
+}
+
 }  // namespace
 
-score_result sandbox_score(const score_request& request) {
+prepared_inputs prepare_inputs(const score_request& request) {
+  prepared_inputs p;
+  p.script = read_script(request.model, request.model_sha256, sandbox::bytes(request.limits.script_mib));
+  sandbox::csv_options csv;
+  csv.max_values = request.limits.input_values;
+  p.input = read_input(request.data, request.features, request.id_column, csv);
+
+  sandbox::encode_options enc;
+  enc.max_bytes = sandbox::bytes(request.limits.input_json_mib);
+  const auto size = sandbox::encoded_size(p.input.table.values, p.input.table.columns());
+  if (size && size.bytes <= enc.max_bytes) p.document.reserve(size.bytes);
+  const auto encoded = sandbox::encode_features_to_string(p.input.table.values, p.input.table.columns(), p.document, enc);
+  if (!encoded)
+    fail(verdict::input_refused, "--data " + request.data + ": the encoded input would be " + std::to_string(encoded.bytes) +
+                                     " bytes: " + std::string(sandbox::message(encoded.error)) + " (" +
+                                     std::to_string(request.limits.input_json_mib) + " MiB)");
+  return p;
+}
+
+void sandbox_score(const score_request& request, bool show_status, run_report& report) {
   const std::string run_id = new_run_id();
   workspace ws(run_id);
   const docker_engine engine;
   const host_facts host = preflight(engine, request.image, request.limits, ws.docker_config_dir());
 
-  const auto snapshot = take_snapshot(request.model, request.model_sha256, sandbox::bytes(request.limits.script_mib),
-                                      ws.path(), sandbox::spec_constants::default_uid, sandbox::spec_constants::default_gid);
-  sandbox::csv_options csv;
-  csv.max_values = request.limits.input_values;
-  input_data input = read_input(request.data, request.features, request.id_column, csv);
-
-  std::string document;
-  sandbox::encode_options enc;
-  enc.max_bytes = sandbox::bytes(request.limits.input_json_mib);
-  const auto size = sandbox::encoded_size(input.table.values, input.table.columns());
-  if (size && size.bytes <= enc.max_bytes) document.reserve(size.bytes);
-  const auto encoded = sandbox::encode_features_to_string(input.table.values, input.table.columns(), document, enc);
-  if (!encoded)
-    fail(verdict::input_refused, "--data " + request.data + ": encoded input of " + std::to_string(encoded.bytes) +
-                                     " bytes: " + std::string(sandbox::message(encoded.error)) + " (" +
-                                     std::to_string(request.limits.input_json_mib) + " MiB)");
-
-  sandbox::container_spec_builder builder;
-  builder.image(request.image).script(snapshot.path).run_id(run_id).owner(self_owner()).limits(request.limits);
-  const auto spec = builder.build();
-  if (!spec) fail(verdict::internal_error, "container spec: " + std::string(sandbox::message(spec.error)));
+  const prepared_inputs in = prepare_inputs(request);
+  const auto snapshot = write_snapshot(in.script, ws.path(), sandbox::spec_constants::default_uid,
+                                       sandbox::spec_constants::default_gid);
+  const auto spec = build_spec(request, snapshot.path, run_id);
 
   docker_run_request run;
-  run.arguments = spec.spec.docker_run_arguments();
-  run.container_name = spec.spec.container_name();
-  run.stdin_data = document;
+  run.arguments = spec.docker_run_arguments();
+  run.container_name = spec.container_name();
+  run.stdin_data = in.document;
   run.wall = std::chrono::seconds(request.limits.wall_seconds);
   run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
   run.environment = docker_client_environment(ws.docker_config_dir());
+  run.show_status = show_status;
 
-  score_result result;
-  auto& rec = result.record;
+  sandbox::provenance_record rec;
   rec.started_at = utc_now();
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
   container_guard guard(engine, run.container_name);
   const docker_run_outcome out = run_docker(run, engine, monitor);
+  report.usage = usage_of(out);
   await_daemon(engine, run.container_name);
   const auto state = inspect_container(engine, run.container_name);
   guard.remove();
@@ -139,14 +156,14 @@ score_result sandbox_score(const score_request& request) {
   std::vector<double> predictions;
   sandbox::predictions_options po;
   po.task = request.task;
-  po.expected_rows = input.table.rows();
+  po.expected_rows = in.input.table.rows();
   po.max_bytes = run.output_cap_bytes;
   const auto parsed = sandbox::parse_predictions(out.stdout_bytes, po, predictions);
   if (!parsed)
     fail(verdict::output_rejected, "stdout rejected at byte " + std::to_string(parsed.offset) + ": " +
                                        std::string(sandbox::message(parsed.error)));
 
-  const std::string csv_text = render_predictions_csv(input.table, predictions);
+  const std::string csv_text = render_predictions_csv(in.input.table, predictions);
   rec.tool_version = PLB_SANDBOX_VERSION;
   rec.model_sha256 = snapshot.digest;
   rec.runtime_image = request.image;
@@ -156,15 +173,51 @@ score_result sandbox_score(const score_request& request) {
   rec.task = request.task;
   rec.features = request.features;
   rec.id_column = request.id_column;
-  rec.rows = input.table.rows();
-  rec.input_sha256 = input.digest;
+  rec.rows = in.input.table.rows();
+  rec.input_sha256 = in.input.digest;
   rec.predictions_sha256 = sandbox::sha256_of(csv_text).digest;
-  rec.wall_seconds = out.elapsed.count();
+  rec.usage = *report.usage;
   rec.outcome = verdict::success;
   publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
-  result.predictions_path = request.output;
-  result.provenance_path = request.provenance;
-  return result;
+  report.predictions_path = request.output;
+  report.provenance_path = request.provenance;
+}
+
+std::vector<std::string> explain(const score_request& request) {
+  const prepared_inputs in = prepare_inputs(request);
+  std::vector<std::string> lines;
+  lines.push_back("nothing was run; a sandbox-score with these flags would:");
+  lines.push_back("  run --model " + request.model + " (" + std::to_string(in.script.bytes.size()) + " bytes, SHA-256 " +
+                  in.script.digest.hex() + ", verified)");
+  lines.push_back("  on " + std::to_string(in.input.table.rows()) + " rows x " + std::to_string(in.input.table.columns()) +
+                  " features of --data " + request.data + " (" + std::to_string(in.document.size()) +
+                  " bytes of JSON on stdin)");
+  lines.push_back("  as " + std::string(sandbox::name(request.task)) + ", writing " + request.output + " and " +
+                  request.provenance);
+
+  host_facts facts;
+  const auto checks = inspect_host(docker_engine{}, request.image, request.limits, runs_dir, false, false, facts);
+  lines.push_back("host (no container started):");
+  for (const auto& c : checks) {
+    const char* mark = c.status == check_status::pass ? "ok  " : c.status == check_status::fail ? "FAIL" : "skip";
+    lines.push_back("  " + std::string(mark) + " " + c.requirement + ": " + c.detail + (c.fix.empty() ? "" : " (fix: " + c.fix + ")"));
+  }
+
+  lines.push_back("limits:");
+  for (const auto& i : sandbox::limit_table) {
+    lines.push_back("  " + std::string(i.name) + " = " + std::to_string(sandbox::get(request.limits, i.field)) + " " +
+                    std::string(i.unit) + " (bounds " + std::to_string(i.min) + " to " + std::to_string(i.max) + ")");
+  }
+  lines.push_back("  pids_limit = " + std::to_string(sandbox::pids_limit(request.limits)) + " host tasks");
+
+  const std::string example_run = std::string(sandbox::spec_constants::run_id_digits, '0');
+  const auto spec = build_spec(request, std::string(runs_dir) + "/" + example_run + "/model.py", example_run);
+  lines.push_back("docker argv (each run gets a fresh run ID in place of the zeros):");
+  lines.push_back(std::string("  ") + docker_binary);
+  for (const auto& a : spec.docker_run_arguments()) lines.push_back("    " + a);
+  for (const auto& failed : checks)
+    if (failed.status == check_status::fail) fail(verdict::host_refused, failed.detail + ": " + failed.fix);
+  return lines;
 }
 
 }  // namespace plb::tool

@@ -1,17 +1,24 @@
-// sandbox-score end to end: preflight, snapshot, input, run, cleanup, verdict, outputs.
+// sandbox-score end to end: preflight, snapshot, input, run, cleanup, verdict, outputs; and the
+// same preparation for `explain`, which stops before anything runs.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "input_data.hpp"
 #include "plb/sandbox/provenance.hpp"
 #include "score_flags.hpp"
+#include "snapshot.hpp"
 
 namespace plb::tool {
 
-struct score_result {
-  sandbox::provenance_record record;
-  std::string predictions_path;
+// What a run leaves for the operator whatever its verdict: filled in as the run goes.
+struct run_report {
+  std::string predictions_path;  // set only when published
   std::string provenance_path;
+  std::optional<sandbox::sandbox_usage> usage;  // set once the sandbox has run
+  double total_seconds = 0;
 };
 
 // Thrown after cleanup when SIGINT or SIGTERM ended the run; main re-raises the signal.
@@ -19,7 +26,22 @@ struct interrupted {
   int signal;
 };
 
+// Everything that needs no host: the script verified against its digest, the data read and the
+// features document encoded within its limit.
+struct prepared_inputs {
+  verified_script script;
+  input_data input;
+  std::string document;
+};
+
+prepared_inputs prepare_inputs(const score_request& request);
+
 // Throws failure with the verdict of any unsuccessful run, after removing its container.
-score_result sandbox_score(const score_request& request);
+// `show_status`: an updating status line on stderr while the sandbox runs (for terminals).
+void sandbox_score(const score_request& request, bool show_status, run_report& report);
+
+// `explain`: validates everything that can be validated without running anything and returns
+// the lines to print (the docker argv and the effective limits). Throws failure like a run.
+std::vector<std::string> explain(const score_request& request);
 
 }  // namespace plb::tool

@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <vector>
 
 #include "failure.hpp"
 
@@ -24,8 +23,7 @@ struct fd_guard {
 
 }  // namespace
 
-script_snapshot take_snapshot(const std::string& model_path, const sandbox::sha256_digest& expected,
-                              std::size_t max_bytes, const std::string& dir, std::uint32_t uid, std::uint32_t gid) {
+verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected, std::size_t max_bytes) {
   fd_guard in{::open(model_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY)};
   if (in.fd < 0) refuse("--model " + model_path + ": " + std::strerror(errno));
   struct stat st {};
@@ -33,7 +31,7 @@ script_snapshot take_snapshot(const std::string& model_path, const sandbox::sha2
 
   // One bounded read: one byte past the limit is enough to know the file is too large, and what
   // is hashed is exactly what is copied, whatever happens to the file meanwhile.
-  std::vector<char> data(max_bytes + 1);
+  std::string data(max_bytes + 1, '\0');
   std::size_t got = 0;
   while (got < data.size()) {
     const ssize_t n = ::read(in.fd, data.data() + got, data.size() - got);
@@ -46,14 +44,19 @@ script_snapshot take_snapshot(const std::string& model_path, const sandbox::sha2
     refuse("--model " + model_path + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB script limit");
   data.resize(got);
 
-  script_snapshot snap;
-  const auto digest = sandbox::sha256_of(std::string_view(data.data(), data.size()));
+  const auto digest = sandbox::sha256_of(data);
   if (!digest) fail(sandbox::verdict::internal_error, "SHA-256 of the script failed");
   if (!constant_time_equal(digest.digest, expected))
     refuse("--model " + model_path + " has SHA-256 " + digest.digest.hex() + ", not the reviewed " + expected.hex() +
            " given by --model-sha256");
-  snap.digest = digest.digest;
-  snap.bytes = got;
+  return {std::move(data), digest.digest};
+}
+
+script_snapshot write_snapshot(const verified_script& script, const std::string& dir, std::uint32_t uid, std::uint32_t gid) {
+  const std::string& data = script.bytes;
+  script_snapshot snap;
+  snap.digest = script.digest;
+  snap.bytes = data.size();
   snap.path = dir + "/model.py";
 
   fd_guard out{::open(snap.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400)};

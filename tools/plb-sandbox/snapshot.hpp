@@ -11,6 +11,12 @@
 
 namespace plb::tool {
 
+// The script as read once, verified against the reviewed digest.
+struct verified_script {
+  std::string bytes;
+  sandbox::sha256_digest digest;
+};
+
 struct script_snapshot {
   std::string path;  // the private copy
   sandbox::sha256_digest digest;
@@ -18,7 +24,9 @@ struct script_snapshot {
 };
 
 // Throws failure(input_refused) naming --model or --model-sha256.
-script_snapshot take_snapshot(const std::string& model_path, const sandbox::sha256_digest& expected,
-                              std::size_t max_bytes, const std::string& dir, std::uint32_t uid, std::uint32_t gid);
+verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected, std::size_t max_bytes);
+
+// Writes the private copy into `dir`, readable by the sandbox user only.
+script_snapshot write_snapshot(const verified_script& script, const std::string& dir, std::uint32_t uid, std::uint32_t gid);
 
 }  // namespace plb::tool

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,16 @@
 #include "plb/sandbox/verdict.hpp"
 
 namespace plb::sandbox {
+
+// What the sandbox consumed, read from its cgroup while it ran (host-side figures). Counts only:
+// the size of the output is reported, never its bytes.
+struct sandbox_usage {
+  double wall_seconds = 0;       // container client start to exit, host clock
+  double cpu_seconds = 0;        // the container's cgroup CPU time (gVisor's own work included)
+  std::uint64_t memory_peak_bytes = 0;
+  std::uint64_t output_bytes = 0;  // stdout and stderr together
+  std::uint64_t host_tasks_peak = 0;
+};
 
 struct provenance_record {
   std::string tool_version;
@@ -32,9 +43,19 @@ struct provenance_record {
   sha256_digest input_sha256;   // of the data file as read
   sha256_digest predictions_sha256;
   std::string started_at;       // UTC, ISO 8601, from the host clock
-  double wall_seconds = 0;      // container start to exit, host clock
+  sandbox_usage usage;
   verdict outcome = verdict::success;
 };
+
+inline boost::json::object to_json(const sandbox_usage& u) {
+  // Milliseconds are as precise as the host clock and the cgroup sampling make these figures.
+  const auto ms = [](double s) { return static_cast<double>(static_cast<std::int64_t>(s * 1000 + 0.5)) / 1000; };
+  return {{"wall_seconds", ms(u.wall_seconds)},
+          {"cpu_seconds", ms(u.cpu_seconds)},
+          {"memory_peak_bytes", u.memory_peak_bytes},
+          {"output_bytes", u.output_bytes},
+          {"host_tasks_peak", u.host_tasks_peak}};
+}
 
 inline boost::json::object to_json(const provenance_record& p) {
   boost::json::object limits;
@@ -59,7 +80,7 @@ inline boost::json::object to_json(const provenance_record& p) {
   o["input_sha256"] = p.input_sha256.hex();
   o["predictions_sha256"] = p.predictions_sha256.hex();
   o["started_at"] = p.started_at;
-  o["wall_seconds"] = p.wall_seconds;
+  o["usage"] = to_json(p.usage);
   o["verdict"] = name(p.outcome);
   return o;
 }
