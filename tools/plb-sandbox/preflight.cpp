@@ -344,15 +344,11 @@ std::vector<check_result> inspect_host(const docker_engine& engine, const std::o
 host_facts preflight(const docker_engine& engine, const sandbox::image_id& image, const sandbox::SandboxLimits& limits,
                      const std::string& work_dir) {
   host_facts facts;
-  // What runs killed before they could clean up left behind goes before anything new starts.
-  struct stat st {};
-  if (::stat(engine.socket_path().c_str(), &st) == 0) {
-    std::string problem;
-    if (engine.get("/_ping", problem)) sweep_orphans(engine);
-  }
   const auto results = inspect_host(engine, image, limits, work_dir, true, true, facts);
   for (const auto& r : results)
     if (r.status == check_status::fail) fail(verdict::host_refused, r.detail + ": " + r.fix);
+  // What runs killed before they could clean up left behind goes before anything new starts.
+  sweep_orphans(engine);
   return facts;
 }
 

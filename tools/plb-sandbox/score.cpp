@@ -34,9 +34,9 @@ std::string utc_now() {
 }
 
 // Turns what was observed into a verdict. Only numbers and the tool's own words reach a message.
-void judge(const docker_run_outcome& out, const std::optional<container_state>& state,
+void judge(const docker_run_outcome& out, bool daemon_lost, const std::optional<container_state>& state,
            const sandbox::SandboxLimits& limits) {
-  if (out.daemon_lost)
+  if (daemon_lost)
     fail(verdict::runtime_failed, "the Docker daemon stopped answering during the run (restarted?); the run's container was removed");
   if (out.timed_out)
     fail(verdict::timeout, "the script did not finish within its " + std::to_string(limits.wall_seconds) + " s wall time");
@@ -147,11 +147,19 @@ void sandbox_score(const score_request& request, bool show_status, run_report& r
   container_guard guard(engine, run.container_name);
   const docker_run_outcome out = run_docker(run, engine, monitor);
   report.usage = usage_of(out);
-  await_daemon(engine, run.container_name);
-  const auto state = inspect_container(engine, run.container_name);
+  bool daemon_lost = out.daemon_lost;
+  std::optional<container_state> state;
+  try {
+    if (daemon_lost) await_daemon(engine, run.container_name);  // it may be restarting
+    state = inspect_container(engine, run.container_name);
+  } catch (const failure&) {  // the daemon went away as the run ended: wait for it once
+    daemon_lost = true;
+    await_daemon(engine, run.container_name);
+    state = inspect_container(engine, run.container_name);
+  }
   guard.remove();
   if (out.interrupted_by) throw interrupted{out.interrupted_by};
-  judge(out, state, request.limits);
+  judge(out, daemon_lost, state, request.limits);
 
   std::vector<double> predictions;
   sandbox::predictions_options po;

@@ -6,6 +6,7 @@
 // several lines when a quoted field holds a newline; rows count records, as a spreadsheet does.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -201,8 +202,29 @@ class csv_feature_reader {
     return result_ ? chunk : std::string_view{};
   }
 
-  static bool is_special(char c) noexcept {
-    return c == ',' || c == '\n' || c == '\r' || c == '"' || c == '\0';
+  // Bytes that end or change an unquoted field, as a table: one load per byte in the hot loop.
+  static constexpr std::array<bool, 256> special_table = [] {
+    std::array<bool, 256> t{};
+    for (unsigned char c : {',', '\n', '\r', '"', '\0'}) t[c] = true;
+    return t;
+  }();
+  static bool is_special(char c) noexcept { return special_table[static_cast<unsigned char>(c)]; }
+
+  // Eight bytes at a time until one of them is special (SWAR: a zero byte of w ^ c marks c).
+  static const char* skip_plain(const char* q, const char* end) noexcept {
+    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    auto has = [](std::uint64_t w, std::uint64_t c) {
+      const std::uint64_t x = w ^ (ones * c);
+      return (x - ones) & ~x & highs;
+    };
+    while (end - q >= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, q, 8);
+      if (has(w, ',') | has(w, '\n') | has(w, '\r') | has(w, '"') | has(w, 0)) break;
+      q += 8;
+    }
+    while (q < end && !is_special(*q)) ++q;
+    return q;
   }
 
   void consume(std::string_view in) {
@@ -222,9 +244,16 @@ class csv_feature_reader {
           state_ = state::unquoted;
           [[fallthrough]];
         case state::unquoted: {
-          const char* q = p;
-          while (q < end && !is_special(*q)) ++q;
-          append(p, q);
+          const char* q = skip_plain(p, end);
+          // A field wholly inside this chunk is read in place; one that began in an earlier
+          // chunk is completed in the cell buffer.
+          const bool in_place = cell_.empty() && q < end && (*q == ',' || *q == '\n') && header_done_;
+          if (in_place) {
+            direct_ = std::string_view(p, static_cast<std::size_t>(q - p));
+            if (direct_.size() > options_.max_cell_bytes && role() != unselected) return fail(csv_error::cell_too_long);
+          } else {
+            append(p, q);
+          }
           p = q;
           if (p == end || !result_) break;
           const char c = *p++;
@@ -303,32 +332,33 @@ class csv_feature_reader {
   void append_char(char c) { append(&c, &c + 1); }
 
   void end_field() {
+    // The field's text: read in place (direct_) or gathered in cell_.
+    const std::string_view text = direct_.data() ? direct_ : std::string_view(cell_);
     if (!header_done_) {
       header_.push_back(std::move(cell_));
     } else {
       const std::int32_t r = role();
       if (column_ >= roles_.size()) return fail(csv_error::ragged_row);
       if (r == id_role) {
-        id_bytes_ += cell_.size();
+        id_bytes_ += text.size();
         if (id_bytes_ > options_.max_id_bytes) return fail(csv_error::id_bytes_exceeded);
-        pending_id_ = std::move(cell_);
+        pending_id_.assign(text);
       } else if (r >= 0) {
-        if (!convert_cell(static_cast<std::size_t>(r))) return;
+        if (!convert_cell(static_cast<std::size_t>(r), text)) return;
       }
     }
     cell_.clear();
+    direct_ = {};
     ++column_;
   }
 
-  bool convert_cell(std::size_t feature) {
-    if (cell_.empty()) return fail(csv_error::empty_cell), false;
+  bool convert_cell(std::size_t feature, std::string_view text) {
+    if (text.empty()) return fail(csv_error::empty_cell), false;
     if (table_.values.size() + values_in_row_ + 1 > options_.max_values)
       return fail(csv_error::too_many_values), false;
-    if (!detail::is_decimal_number(cell_)) {
-      return fail(is_nonfinite_word(cell_) ? csv_error::nonfinite_number : csv_error::not_a_number),
-             false;
-    }
-    const detail::decimal_value v = detail::convert_decimal(cell_);
+    const detail::decimal_value v = detail::parse_decimal(text);
+    if (v.status == detail::decimal_status::syntax)
+      return fail(is_nonfinite_word(text) ? csv_error::nonfinite_number : csv_error::not_a_number), false;
     if (v.status != detail::decimal_status::ok) return fail(csv_error::number_out_of_range), false;
     row_values_[feature] = v.value;
     ++values_in_row_;
@@ -420,6 +450,7 @@ class csv_feature_reader {
   std::size_t column_ = 0;  // 0-based while parsing
   std::size_t quote_row_ = 0, quote_column_ = 0;
   std::string cell_;
+  std::string_view direct_;  // the current field, when read in place from the chunk
   std::vector<double> row_values_;
   std::size_t values_in_row_ = 0;
   std::string pending_id_;

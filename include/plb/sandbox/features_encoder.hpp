@@ -60,6 +60,8 @@ inline constexpr std::size_t max_number_chars = 32;
 inline std::size_t format_feature(double v, char* out) noexcept {
   const auto r = std::to_chars(out, out + max_number_chars - 2, v);
   std::size_t n = static_cast<std::size_t>(r.ptr - out);
+  // Only a whole number can come out without a point or an exponent.
+  if (v != std::floor(v)) return n;
   bool has_mark = false;
   for (std::size_t i = 0; i < n; ++i) has_mark |= (out[i] == '.' || out[i] == 'e');
   if (!has_mark) {
@@ -86,16 +88,30 @@ inline encode_result encoded_size(std::span<const double> values, std::size_t co
   return {encode_error::ok, n, 0};
 }
 
+// The most bytes the document can take: every number at its longest. Cheap, and enough to
+// admit almost every input without formatting it twice.
+inline std::size_t encoded_size_bound(std::size_t values, std::size_t columns) noexcept {
+  const std::size_t rows = columns ? values / columns : 0;
+  return 16 + rows * 3 + values * (detail::max_number_chars + 1);
+}
+
 // Streams the document into sink(std::string_view) -> bool in chunks of options.chunk_bytes; a
-// false from the sink stops the encoding. Nothing is written when a check fails.
+// false from the sink stops the encoding. Nothing is written when a check fails: every value is
+// checked first, and the exact size is computed first whenever the bound alone could pass
+// max_bytes.
 template <class Sink>
 encode_result encode_features(std::span<const double> values, std::size_t columns, Sink&& sink,
                               const encode_options& options = {}) noexcept(
     noexcept(sink(std::string_view{}))) {
-  encode_result size = encoded_size(values, columns);
-  if (!size) return size;
-  if (size.bytes > options.max_bytes) return {encode_error::too_large, size.bytes, 0};
-
+  if (columns == 0) return {encode_error::no_columns, 0, 0};
+  if (values.size() % columns != 0) return {encode_error::shape_mismatch, 0, 0};
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i])) return {encode_error::nonfinite_value, 0, i};
+  if (encoded_size_bound(values.size(), columns) > options.max_bytes) {
+    const encode_result size = encoded_size(values, columns);
+    if (size.bytes > options.max_bytes) return {encode_error::too_large, size.bytes, 0};
+  }
+  std::size_t total = 0;
   std::array<char, 64u << 10> buffer;  // NOLINT: filled before use
   const std::size_t limit =
       std::clamp(options.chunk_bytes, encode_options::min_chunk_bytes, buffer.size());
@@ -103,6 +119,7 @@ encode_result encode_features(std::span<const double> values, std::size_t column
   bool sink_ok = true;
   auto flush = [&] {
     if (used && sink_ok) sink_ok = sink(std::string_view(buffer.data(), used));
+    total += used;
     used = 0;
   };
   auto put = [&](std::string_view s) {
@@ -123,8 +140,8 @@ encode_result encode_features(std::span<const double> values, std::size_t column
   }
   put("]}");
   flush();
-  if (!sink_ok) return {encode_error::sink_failed, size.bytes, 0};
-  return size;
+  if (!sink_ok) return {encode_error::sink_failed, total, 0};
+  return {encode_error::ok, total, 0};
 }
 
 // The whole document as one string, for tests and small inputs.

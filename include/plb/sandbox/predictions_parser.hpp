@@ -228,7 +228,7 @@ class predictions_handler {
       if (!append_number(s, ec)) return false;
       text = number_;
     }
-    const decimal_value v = convert_decimal(text);
+    const decimal_value v = convert_json_number(text);
     number_.clear();
     if (v.status != decimal_status::ok) return stop(predictions_error::number_out_of_range, ec);
     if (options_.task == task_type::binary_classification && !(v.value >= 0.0 && v.value <= 1.0))

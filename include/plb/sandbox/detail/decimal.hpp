@@ -18,29 +18,6 @@ struct decimal_value {
   decimal_status status = decimal_status::ok;
 };
 
-// Strict decimal grammar: [+-]? (D+ (. D*)? | . D+) ([eE] [+-]? D+)?  — no spaces, no hex, no
-// "inf"/"nan", no thousands separators.
-constexpr bool is_decimal_number(std::string_view s) noexcept {
-  std::size_t i = 0;
-  const std::size_t n = s.size();
-  auto digit = [&](std::size_t k) { return k < n && s[k] >= '0' && s[k] <= '9'; };
-  if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-  std::size_t mantissa_digits = 0;
-  while (digit(i)) ++i, ++mantissa_digits;
-  if (i < n && s[i] == '.') {
-    ++i;
-    while (digit(i)) ++i, ++mantissa_digits;
-  }
-  if (mantissa_digits == 0) return false;
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-    if (!digit(i)) return false;
-    while (digit(i)) ++i;
-  }
-  return i == n;
-}
-
 // Sign of the decimal exponent of a syntactically valid number whose conversion fell out of
 // range: >= 0 means it overflowed, < 0 that it underflowed to zero.
 constexpr bool magnitude_is_large(std::string_view s) noexcept {
@@ -72,20 +49,36 @@ constexpr bool magnitude_is_large(std::string_view s) noexcept {
   return position + (negative ? -exponent : exponent) >= 0;
 }
 
-// Converts a number already known to match is_decimal_number (or JSON's number grammar, a subset).
-inline decimal_value convert_decimal(std::string_view s) noexcept {
-  std::string_view digits = s;
-  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);  // from_chars takes no '+'
+// Converts text that is already a valid JSON number (the JSON parser has checked the grammar).
+inline decimal_value convert_json_number(std::string_view s) noexcept {
   decimal_value out;
-  const auto [end, ec] =
-      std::from_chars(digits.data(), digits.data() + digits.size(), out.value, std::chars_format::general);
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out.value, std::chars_format::general);
   if (ec == std::errc::result_out_of_range) {
     if (magnitude_is_large(s)) return {0, decimal_status::overflow};
     return {std::copysign(0.0, s.front() == '-' ? -1.0 : 1.0), decimal_status::ok};  // as strtod
   }
-  if (ec != std::errc{} || end != digits.data() + digits.size()) return {0, decimal_status::syntax};
-  if (!std::isfinite(out.value)) return {0, decimal_status::overflow};
+  if (ec != std::errc{} || end != s.data() + s.size()) return {0, decimal_status::syntax};
   return out;
+}
+
+// Strict decimal text, as an operator's CSV holds it: [+-]? (D+ (. D*)? | . D+) ([eE] [+-]? D+)?
+// No spaces, no hex, no "inf" or "nan", no thousands separators. One pass: std::from_chars reads
+// exactly this grammar once the first characters rule out its extensions (infinity, nan) and the
+// '+' it does not take.
+inline decimal_value parse_decimal(std::string_view s) noexcept {
+  auto digit_or_point = [](char c) { return (c >= '0' && c <= '9') || c == '.'; };
+  if (s.empty()) return {0, decimal_status::syntax};
+  std::string_view body = s;
+  if (body.front() == '+' || body.front() == '-') {
+    if (body.size() < 2 || !digit_or_point(body[1])) return {0, decimal_status::syntax};
+    if (body.front() == '+') body.remove_prefix(1);
+  } else if (!digit_or_point(body.front())) {
+    return {0, decimal_status::syntax};
+  }
+  const std::size_t signs = body.front() == '-' ? 1 : 0;
+  if (body.size() == signs + 1 && body[signs] == '.') return {0, decimal_status::syntax};
+  // from_chars accepts "1." and ".5" as the grammar does; a lone "." fails it.
+  return convert_json_number(body);
 }
 
 }  // namespace plb::sandbox::detail
