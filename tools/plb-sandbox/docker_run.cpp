@@ -92,7 +92,7 @@ class container_killer {
 class watchdog_run {
  public:
   watchdog_run(const docker_run_request& r, const docker_engine& e, cgroup_monitor& m)
-      : request_(r), engine_(e), sampling_engine_(e.socket_path(), std::chrono::seconds(2)), monitor_(m), deadline_(ctx_), sampler_(ctx_), signals_(ctx_, SIGINT, SIGTERM),
+      : request_(r), sampling_engine_(e.socket_path(), std::chrono::seconds(2)), monitor_(m), deadline_(ctx_), sampler_(ctx_), signals_(ctx_, SIGINT, SIGTERM),
         stdin_(ctx_), stdout_(ctx_), stderr_(ctx_), killer_(e, r.container_name) {}
 
   docker_run_outcome run() {
@@ -232,7 +232,6 @@ class watchdog_run {
   }
 
   const docker_run_request& request_;
-  const docker_engine& engine_;
   const docker_engine sampling_engine_;
   cgroup_monitor& monitor_;
   unsigned samples_ = 0;

@@ -205,7 +205,7 @@ class csv_feature_reader {
   // Bytes that end or change an unquoted field, as a table: one load per byte in the hot loop.
   static constexpr std::array<bool, 256> special_table = [] {
     std::array<bool, 256> t{};
-    for (unsigned char c : {',', '\n', '\r', '"', '\0'}) t[c] = true;
+    for (char c : {',', '\n', '\r', '"', '\0'}) t[static_cast<unsigned char>(c)] = true;
     return t;
   }();
   static bool is_special(char c) noexcept { return special_table[static_cast<unsigned char>(c)]; }
@@ -257,19 +257,7 @@ class csv_feature_reader {
           p = q;
           if (p == end || !result_) break;
           const char c = *p++;
-          if (c == ',') {
-            end_field();
-            state_ = state::field_start;
-          } else if (c == '\n') {
-            end_field();
-            if (result_) end_record();
-          } else if (c == '\r') {
-            state_ = state::after_cr;
-          } else if (c == '"') {
-            fail(csv_error::quote_in_unquoted_field);
-          } else {
-            fail(csv_error::nul_byte);
-          }
+          if (!delimiter(c)) fail(c == '"' ? csv_error::quote_in_unquoted_field : csv_error::nul_byte);
           break;
         }
         case state::quoted: {
@@ -288,18 +276,8 @@ class csv_feature_reader {
           if (c == '"') {
             append_char('"');
             state_ = state::quoted;
-          } else if (c == ',') {
-            end_field();
-            state_ = state::field_start;
-          } else if (c == '\n') {
-            end_field();
-            if (result_) end_record();
-          } else if (c == '\r') {
-            state_ = state::after_cr;
-          } else if (c == '\0') {
-            fail(csv_error::nul_byte);
-          } else {
-            fail(csv_error::text_after_closing_quote);
+          } else if (!delimiter(c)) {
+            fail(c == '\0' ? csv_error::nul_byte : csv_error::text_after_closing_quote);
           }
           break;
         }
@@ -311,6 +289,22 @@ class csv_feature_reader {
           break;
       }
     }
+  }
+
+  // What may follow a field: ',' ends it, '\n' ends the record, '\r' waits for its '\n'.
+  bool delimiter(char c) {
+    if (c == ',') {
+      end_field();
+      state_ = state::field_start;
+    } else if (c == '\n') {
+      end_field();
+      if (result_) end_record();
+    } else if (c == '\r') {
+      state_ = state::after_cr;
+    } else {
+      return false;
+    }
+    return true;
   }
 
   std::int32_t role() const noexcept {
