@@ -144,7 +144,13 @@ int main(int argc, char** argv) {
   } catch (const plb::tool::failure& f) {
     return finish(f.verdict(), f.what());
   } catch (const plb::tool::interrupted& i) {
-    finish(verdict::internal_error, "interrupted by signal " + std::to_string(i.signal) + "; the container was removed");
+    const std::string message = "interrupted by signal " + std::to_string(i.signal) + "; the container was removed";
+    if (json_summary)
+      std::cout << boost::json::serialize(boost::json::object{{"verdict", "interrupted"},
+                                                              {"exit_code", 128 + i.signal},
+                                                              {"message", message}})
+                << std::endl;
+    std::cerr << "plb-sandbox: " << message << std::endl;
     die_by(i.signal);
   } catch (const std::exception& e) {
     return finish(verdict::internal_error, e.what());
