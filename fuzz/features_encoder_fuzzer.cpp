@@ -1,5 +1,6 @@
-// Encode, read back, compare bit for bit. Byte 0 picks the column count (1..8) and chunk size;
-// the rest is read as raw doubles (non-finite ones must be refused, and nothing written).
+// Encode, read back, compare bit for bit. Byte 0 picks the column count (1..8), the chunk size and
+// (high bit) a byte limit just below the exact size; the rest is read as raw doubles. Non-finite
+// values and a document over the limit must be refused with nothing written.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -23,7 +24,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (double v : values) finite &= std::isfinite(v);
 
   plb::sandbox::encode_options o;
-  o.chunk_bytes = 40 + (data[0] >> 3) * 16;
+  o.chunk_bytes = 40 + ((data[0] >> 3) & 15) * 16;
+  // High bit: a limit one byte below the exact size, which must be refused before any output.
+  const bool tight = (data[0] & 0x80) && finite && !values.empty();
+  if (tight) o.max_bytes = plb::sandbox::encoded_size(values, columns).bytes - 1;
   std::string doc;
   std::size_t calls = 0;
   const auto r = plb::sandbox::encode_features(values, columns, [&](std::string_view s) {
@@ -32,11 +36,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     doc.append(s);
     return true;
   }, o);
-  if (!finite) {
-    FUZZ_CHECK(r.error == plb::sandbox::encode_error::nonfinite_value);
+  FUZZ_CHECK(!plb::sandbox::message(r.error).empty());
+  if (!finite || tight) {
+    FUZZ_CHECK(r.error == (tight ? plb::sandbox::encode_error::too_large : plb::sandbox::encode_error::nonfinite_value));
     FUZZ_CHECK(calls == 0);
+    if (tight) FUZZ_CHECK(r.bytes == o.max_bytes + 1);
     return 0;
   }
+  std::string whole;
+  FUZZ_CHECK(plb::sandbox::encode_features_to_string(values, columns, whole, o) && whole == doc);
   FUZZ_CHECK(r);
   FUZZ_CHECK(r.bytes == doc.size());
   plb::oracle::json_node root;

@@ -1,4 +1,5 @@
-// The script's stdout is the most hostile input the tool reads. Byte 0 picks the task type,
+// The script's stdout is the most hostile input the tool reads. Byte 0 picks the task type (bit 0)
+// and whether an output cap below the size is tried first (bit 1),
 // byte 1 the expected row count (high bit: whatever count the oracle finds, so that accepting
 // paths are reached); the rest is the output. The parser must agree with an independent strict
 // implementation on accept/reject and on every value bit for bit.
@@ -82,6 +83,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   o.task = task;
   o.expected_rows = expected;
   std::vector<double> got;
+  // Bit 1 of byte 0: an output cap below the text's size, which is refused before parsing.
+  if ((data[0] & 2) && !text.empty()) {
+    o.max_bytes = text.size() - 1;
+    const auto capped = plb::sandbox::parse_predictions(text, o, got);
+    FUZZ_CHECK(capped.error == plb::sandbox::predictions_error::output_too_large && got.empty());
+    FUZZ_CHECK(!plb::sandbox::message(capped.error).empty());
+    o.max_bytes = text.size();
+  }
   const auto r = plb::sandbox::parse_predictions(text, o, got);
 
   if (oracle != verdict::either) FUZZ_CHECK(static_cast<bool>(r) == (oracle == verdict::accept));
