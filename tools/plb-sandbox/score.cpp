@@ -1,5 +1,6 @@
 #include "score.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -111,8 +112,10 @@ prepared_inputs prepare_inputs(const score_request& request) {
 
   sandbox::encode_options enc;
   enc.max_bytes = sandbox::bytes(request.limits.input_json_mib);
-  const auto size = sandbox::encoded_size(p.input.table.values, p.input.table.columns());
-  if (size && size.bytes <= enc.max_bytes) p.document.reserve(size.bytes);
+  // The bound, not the exact size: computing that would format every value twice. Pages of the
+  // reservation that the document never reaches are never touched.
+  p.document.reserve(std::min(sandbox::encoded_size_bound(p.input.table.values.size(), p.input.table.columns()),
+                              enc.max_bytes));
   const auto encoded = sandbox::encode_features_to_string(p.input.table.values, p.input.table.columns(), p.document, enc);
   if (!encoded)
     fail(verdict::input_refused, "--data " + request.data + ": the encoded input would be " + std::to_string(encoded.bytes) +
