@@ -1,8 +1,9 @@
 #include "cgroup_monitor.hpp"
 
+#include "file_io.hpp"
+
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -10,15 +11,8 @@
 namespace plb::tool {
 namespace {
 
-std::optional<std::string> read_small(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return s;
-}
-
 std::optional<std::uint64_t> read_number(const std::string& path) {
-  auto s = read_small(path);
+  auto s = read_small_file(path);
   if (!s) return std::nullopt;
   std::uint64_t v = 0;
   const auto r = std::from_chars(s->data(), s->data() + s->size(), v);
@@ -28,7 +22,7 @@ std::optional<std::uint64_t> read_number(const std::string& path) {
 
 // "key value" lines (memory.oom_control, memory.events, pids.events, cpu.stat).
 std::optional<std::uint64_t> read_key(const std::string& path, std::string_view key) {
-  auto s = read_small(path);
+  auto s = read_small_file(path);
   if (!s) return std::nullopt;
   std::istringstream lines(*s);
   std::string k;

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "failure.hpp"
+#include "file_io.hpp"
 
 namespace plb::tool {
 namespace {
@@ -37,16 +38,9 @@ void append_csv_field(std::string& out, const std::string& s) {
 int create_unnamed(const std::string& dir, const std::string& contents) {
   const int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
   if (fd < 0) fail(sandbox::verdict::internal_error, "cannot create an output file in " + dir + ": " + std::strerror(errno));
-  std::size_t put = 0;
-  while (put < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + put, contents.size() - put);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      ::close(fd);
-      fail(sandbox::verdict::internal_error, "cannot write an output file in " + dir + ": " + std::strerror(e));
-    }
-    put += static_cast<std::size_t>(n);
+  if (const int e = write_all(fd, contents)) {
+    ::close(fd);
+    fail(sandbox::verdict::internal_error, "cannot write an output file in " + dir + ": " + std::strerror(e));
   }
   if (::fsync(fd) != 0) {
     const int e = errno;

@@ -15,6 +15,7 @@
 #include "container_cleanup.hpp"
 #include "docker_run.hpp"
 #include "failure.hpp"
+#include "file_io.hpp"
 #include "owner.hpp"
 #include "plb/sandbox/container_spec.hpp"
 #include "plb/sandbox/digest.hpp"
@@ -31,20 +32,13 @@ struct refusal {
   std::string detail, fix;
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string current_cli_context() {
   const char* dir = std::getenv("DOCKER_CONFIG");
   const char* home = std::getenv("HOME");
   const std::string config = dir ? std::string(dir) + "/config.json" : home ? std::string(home) + "/.docker/config.json" : "";
   if (config.empty()) return {};
   boost::json::error_code ec;
-  const auto v = boost::json::parse(read_file(config), ec);
+  const auto v = boost::json::parse(read_small_file(config).value_or(""), ec);
   if (ec || !v.is_object()) return {};
   const auto* c = v.get_object().if_contains("currentContext");
   return c && c->is_string() ? std::string(c->get_string()) : std::string{};
@@ -76,10 +70,10 @@ struct proof {
 };
 
 std::optional<proof> load_proof(const std::string& key) {
-  const std::string text = read_file(std::string(proof_cache_dir) + "/" + key + ".json");
-  if (text.empty()) return std::nullopt;
+  const auto text = read_small_file(std::string(proof_cache_dir) + "/" + key + ".json");
+  if (!text) return std::nullopt;
   boost::json::error_code ec;
-  const auto v = boost::json::parse(text, ec);
+  const auto v = boost::json::parse(*text, ec);
   if (ec || !v.is_object()) return std::nullopt;
   const auto* g = v.get_object().if_contains("guest_kernel");
   const auto* r = v.get_object().if_contains("runtime_version");

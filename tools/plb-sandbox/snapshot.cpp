@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "failure.hpp"
+#include "file_io.hpp"
 
 namespace plb::tool {
 namespace {
@@ -61,13 +62,8 @@ script_snapshot write_snapshot(const verified_script& script, const std::string&
 
   fd_guard out{::open(snap.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400)};
   if (out.fd < 0) fail(sandbox::verdict::internal_error, "cannot create the snapshot: " + std::string(std::strerror(errno)));
-  std::size_t put = 0;
-  while (put < data.size()) {
-    const ssize_t n = ::write(out.fd, data.data() + put, data.size() - put);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(sandbox::verdict::internal_error, "cannot write the snapshot: " + std::string(std::strerror(errno)));
-    put += static_cast<std::size_t>(n);
-  }
+  if (const int e = write_all(out.fd, data))
+    fail(sandbox::verdict::internal_error, "cannot write the snapshot: " + std::string(std::strerror(e)));
   // The sandbox user must read its only file; nobody else on the host needs to.
   if (::fchown(out.fd, uid, gid) != 0)
     fail(sandbox::verdict::host_refused, "cannot hand the snapshot to the sandbox user (" + std::string(std::strerror(errno)) +
