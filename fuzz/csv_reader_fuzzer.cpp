@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   plb::sandbox::csv_options o;
   o.max_values = 64;
   o.max_cell_bytes = 32;
-  o.max_header_bytes = 256;
+  o.max_header_bytes = 512;  // a dozen names with their overhead
   o.max_id_bytes = 128;
 
   plb::sandbox::feature_table t;

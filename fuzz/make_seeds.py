@@ -70,7 +70,10 @@ for text, sel in [("", 0x01), ("a", 0x01), ("\xef\xbb", 0x01), ("a,b,a\n1,2,3\n"
                   ("a,b\n1,0x1A\n", 0x02), ('a,b\n1,"1,000"\n', 0x02), ("a,b\n1, 2\n", 0x02), ("a,b\n1,two\n", 0x02),
                   ("a,b\n1,1e999\n", 0x02), ("a,b\n1," + "1" * 40 + "\n", 0x02), ("a,b\n" + "1,2\n" * 40, 0x03),
                   ("id,a\n" + "".join("%s,1\n" % ("x" * 30) for _ in range(6)), 0x09), ("a,b\n", 0x01),
-                  ("a,b\n1,2\n\n3,4\n", 0x01), ("a,b," + "h" * 300 + "\n1,2,3\n", 0x01), ("a\n1\n", 0x00)]:
+                  ("a,b\n1,2\n\n3,4\n", 0x01), ("a,b," + "h" * 600 + "\n1,2,3\n", 0x01), ("a\n1\n", 0x00),
+                  # empty column names, and a header flood of names (each counts with its overhead)
+                  ("a,,b\n1,2,3\n", 0x01), ("a,b,\n1,2,3\n", 0x01), ('a,""\n1,2\n', 0x01), ("," * 2000 + "\n", 0x01),
+                  ("a,b," + ",".join("n%d" % i for i in range(400)) + "\n", 0x03)]:
     csv(text, sel)
 
 # ---- features_encoder: byte 0 = columns-1 (low 3 bits), chunk size (high bits) ----

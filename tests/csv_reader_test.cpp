@@ -118,7 +118,7 @@ TEST_P(CsvRejects, WithRowColumnAndName) {
   sb::csv_options o;
   o.max_values = 4;
   o.max_cell_bytes = 16;
-  o.max_header_bytes = 32;
+  o.max_header_bytes = 128;  // three one-byte names fit (3 x 33), a fourth does not
   o.max_id_bytes = 8;
   sb::feature_table t;
   const auto r = read(b.csv, b.features, t, b.id, o);
@@ -136,7 +136,12 @@ INSTANTIATE_TEST_SUITE_P(Table, CsvRejects, ::testing::Values(
     Bad{"repeated_feature", "a\n1\n", {"a", "a"}, "", E::repeated_feature, 0, 0, "a"},
     Bad{"id_is_feature", "a\n1\n", {"a"}, "a", E::id_column_is_feature, 0, 0, "a"},
     Bad{"empty", "", {"a"}, "", E::missing_header, 0, 0, ""},
-    Bad{"header_too_large", "aaaaaaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbbbbbbbbbb\n", {"a"}, "", E::header_too_large, 1, 2, ""},
+    Bad{"header_too_large", std::string(40, 'a') + "," + std::string(60, 'b') + "\n", {"a"}, "", E::header_too_large, 1, 2, ""},
+    // Few bytes, many names: each name's overhead counts, so the fourth one-byte name is refused.
+    Bad{"header_too_many_names", "a,b,c,d\n1,2,3,4\n", {"a"}, "", E::header_too_large, 1, 4, ""},
+    Bad{"empty_column_name", "a,,b\n1,2,3\n", {"a"}, "", E::empty_column_name, 1, 2, ""},
+    Bad{"empty_last_column_name", "a,b,\n1,2,3\n", {"a"}, "", E::empty_column_name, 1, 3, ""},
+    Bad{"empty_quoted_column_name", "a,\"\"\n1,2\n", {"a"}, "", E::empty_column_name, 1, 2, ""},
     Bad{"duplicate_header", "a,b,a\n1,2,3\n", {"a"}, "", E::duplicate_header, 1, 3, "a"},
     Bad{"missing_feature", "a,b\n1,2\n", {"c"}, "", E::missing_feature, 1, 0, "c"},
     Bad{"missing_id", "a,b\n1,2\n", {"a"}, "id", E::missing_id_column, 1, 0, "id"},

@@ -12,7 +12,9 @@ TEST(Provenance, RendersEveryFieldAsJson) {
   p.model_sha256 = sb::sha256_of(std::string_view("model")).digest;
   p.runtime_image = sb::parse_image_id("sha256:88bf3be576309ae11d44e8e77e1338c82473d5fd6687c54e801170e8a900e870").id;
   p.runtime_name = "runsc";
-  p.runtime_version = "runsc version 0.0~20221219.0";
+  p.runtime_version = "runsc version 0.0~20240729.0";
+  p.runtime_release = "20240729";
+  p.runtime_platform = "systrap";
   p.limits.wall_seconds = 12;
   p.task = sb::task_type::binary_classification;
   p.features = {"a", "b \"quoted\"\n"};
@@ -29,6 +31,8 @@ TEST(Provenance, RendersEveryFieldAsJson) {
   EXPECT_EQ(v.at("model_sha256").as_string(), p.model_sha256.hex());
   EXPECT_EQ(v.at("runtime_image").as_string(), p.runtime_image.str());
   EXPECT_EQ(v.at("runtime").at("name").as_string(), "runsc");
+  EXPECT_EQ(v.at("runtime").at("release").as_string(), "20240729");
+  EXPECT_EQ(v.at("runtime").at("platform").as_string(), "systrap");
   EXPECT_EQ(v.at("limits").at("wall_seconds").to_number<std::uint64_t>(), 12u);
   EXPECT_EQ(v.at("limits").at("pids_limit").to_number<std::uint64_t>(), sb::pids_limit(p.limits));
   EXPECT_EQ(v.at("limits").as_object().size(), sb::limit_table.size() + 1);

@@ -39,7 +39,9 @@ void remove_container(const docker_engine& engine, const std::string& name, std:
   std::string last = "no answer";
   while (true) {
     std::string problem;
-    auto reply = engine.del("/containers/" + name + "?force=1&v=1", problem);
+    // No v=1: a volume is never deleted (the reviewed image declares none, and anything else's
+    // volumes are not ours).
+    auto reply = engine.del("/containers/" + name + "?force=1", problem);
     if (!reply) {
       last = problem;
     } else if (reply->status == 204 || reply->status == 404) {
@@ -86,8 +88,8 @@ std::vector<labelled_container> labelled_containers(const docker_engine& engine)
     lc.name = std::string(ns->get_array()[0].get_string());
     if (!lc.name.empty() && lc.name.front() == '/') lc.name.erase(0, 1);
     if (const json::value* labels = c.get_object().if_contains("Labels"); labels && labels->is_object()) {
-      const json::value* o = labels->get_object().if_contains(sandbox::spec_constants::owner_label);
-      if (o && o->is_string()) lc.owner = std::string(o->get_string());
+      const json::value* r = labels->get_object().if_contains(sandbox::spec_constants::run_label);
+      if (r && r->is_string()) lc.run_label = std::string(r->get_string());
     }
     found.push_back(std::move(lc));
   }

@@ -26,7 +26,7 @@ void remove_container(const docker_engine& engine, const std::string& name,
 
 struct labelled_container {
   std::string name;
-  std::string owner;  // the owner label; empty if missing
+  std::string run_label;  // the run label's value; empty if missing
 };
 
 // Every container carrying the tool's run label, running or not.

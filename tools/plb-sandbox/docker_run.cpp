@@ -39,8 +39,12 @@ struct child_setup {
     // Own process group: a terminal's Ctrl-C reaches the tool, which then removes the container,
     // instead of the client, which would detach and leave the container running.
     if (::setpgid(0, 0) != 0) return bp::error_code(errno, bp::system_category());
-    // The tool ignores SIGPIPE; the client gets the default back.
+    // The tool ignores SIGPIPE and blocks the terminating signals for its signal thread; the
+    // client gets the defaults back.
     ::signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     return {};
   }
 };
@@ -92,7 +96,7 @@ class container_killer {
 class watchdog_run {
  public:
   watchdog_run(const docker_run_request& r, const docker_engine& e, cgroup_monitor& m)
-      : request_(r), sampling_engine_(e.socket_path(), std::chrono::seconds(2)), monitor_(m), deadline_(ctx_), sampler_(ctx_), signals_(ctx_, SIGINT, SIGTERM),
+      : request_(r), sampling_engine_(e.socket_path(), std::chrono::seconds(2)), monitor_(m), deadline_(ctx_), sampler_(ctx_),
         stdin_(ctx_), stdout_(ctx_), stderr_(ctx_), killer_(e, r.container_name) {}
 
   docker_run_outcome run() {
@@ -108,6 +112,10 @@ class watchdog_run {
                          bp::process_stdio{stdin_, stdout_, stderr_}, child_setup{});
     if (ec) fail(sandbox::verdict::internal_error, "cannot start " + std::string(docker_binary) + ": " + ec.message());
     process_ = &proc;
+    if (request_.watcher) {
+      request_.watcher->watch_client(proc.id());
+      request_.watcher->start(std::chrono::duration_cast<std::chrono::milliseconds>(request_.wall));
+    }
 
     asio::async_write(stdin_, asio::buffer(request_.stdin_data.data(), request_.stdin_data.size()),
                       [this](bp::error_code, std::size_t) {
@@ -120,11 +128,6 @@ class watchdog_run {
     deadline_.async_wait([this](bp::error_code e) {
       if (e) return;
       outcome_.timed_out = true;
-      kill_container();
-    });
-    signals_.async_wait([this](bp::error_code e, int signo) {
-      if (e) return;
-      outcome_.interrupted_by = signo;
       kill_container();
     });
     sample();
@@ -179,13 +182,16 @@ class watchdog_run {
     bp::error_code ignore;
     deadline_.cancel();
     sampler_.cancel();
-    signals_.cancel();
     stdin_.close(ignore);
   }
 
   // Samples the cgroup every 100 ms; the first samples also learn the container's ID, and every
-  // fifth asks whether the daemon still answers. Short timeouts: this thread also drains output.
+  // fifth asks whether the daemon still answers. Each sample also honours a stop request. Short timeouts: this thread also drains output.
   void sample() {
+    if (request_.cancel && request_.cancel->signal() && !outcome_.interrupted_by) {
+      outcome_.interrupted_by = request_.cancel->signal();
+      kill_container();
+    }
     std::string problem;
     if (!monitor_.attached()) {
       if (auto reply = sampling_engine_.get("/containers/" + request_.container_name + "/json", problem);
@@ -238,7 +244,6 @@ class watchdog_run {
   bool status_written_ = false;
   asio::io_context ctx_;
   asio::steady_timer deadline_, sampler_;
-  asio::signal_set signals_;
   asio::writable_pipe stdin_;
   asio::readable_pipe stdout_, stderr_;
   std::array<char, 65536> out_buffer_{}, err_buffer_{};

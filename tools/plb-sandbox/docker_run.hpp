@@ -3,7 +3,9 @@
 //   - stdout and stderr are drained together under one byte cap; stderr is discarded unread and
 //     stdout is kept only up to the cap, then discarded too while the client keeps being drained
 //     (an undrained client stalls and makes `docker rm -f` hang);
-//   - a deadline, the cap, or SIGINT/SIGTERM kill the container through the Engine API;
+//   - a deadline, the cap, or a stop request (cancellation) kill the container through the Engine
+//     API; the reaper (reaper.hpp) is told when the client starts, so the container's life stays
+//     bounded even if this process dies;
 //   - the container's cgroup is sampled while it runs.
 // Removing the container is the caller's job (see container_cleanup.hpp), after it has inspected it.
 #pragma once
@@ -14,8 +16,10 @@
 #include <string_view>
 #include <vector>
 
+#include "cancellation.hpp"
 #include "cgroup_monitor.hpp"
 #include "docker_engine.hpp"
+#include "reaper.hpp"
 
 namespace plb::tool {
 
@@ -29,6 +33,8 @@ struct docker_run_request {
   std::size_t output_cap_bytes = 4u << 20;
   std::vector<std::string> environment;  // "NAME=value", the client's whole environment
   bool show_status = false;  // an updating line on stderr once the run passes a second
+  const cancellation* cancel = nullptr;  // polled while the container runs
+  reaper* watcher = nullptr;             // told the client's PID and the wall time
 };
 
 struct docker_run_outcome {
@@ -37,7 +43,7 @@ struct docker_run_outcome {
   int client_signal = 0;         // the client died by this signal
   bool timed_out = false;
   bool output_cap_exceeded = false;
-  int interrupted_by = 0;        // SIGINT or SIGTERM received by the tool
+  int interrupted_by = 0;        // the signal of a stop request honoured during the run
   bool daemon_lost = false;      // the daemon stopped answering during the run
   std::string stdout_bytes;      // untrusted: parse it, never print it
   std::size_t output_bytes = 0;  // stdout and stderr together, all that arrived

@@ -1,17 +1,85 @@
 #include "file_io.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
-#include <iterator>
+#include <cstring>
 
 namespace plb::tool {
 
-std::optional<std::string> read_small_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+void unique_fd::reset(int fd) noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
+opened_file open_regular_file(const std::string& path) noexcept {
+  opened_file f;
+  const unique_fd handle(::open(path.c_str(), O_PATH | O_CLOEXEC));
+  struct stat st {};
+  if (!handle || ::fstat(handle.get(), &st) != 0) {
+    f.error = open_error::system;
+    f.errno_value = errno;
+    return f;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    f.error = open_error::not_regular;
+    return f;
+  }
+  // O_NONBLOCK too: should the inode somehow not be a regular file after all, the open returns.
+  const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
+  f.fd.reset(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!f.fd || ::fstat(f.fd.get(), &st) != 0) {
+    f.error = open_error::system;
+    f.errno_value = errno;
+    return f;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    f.error = open_error::not_regular;
+    return f;
+  }
+  f.size = static_cast<std::size_t>(st.st_size);
+  return f;
+}
+
+std::string describe(const opened_file& f) {
+  if (f.error == open_error::not_regular) return "not a regular file";
+  return std::strerror(f.errno_value);
+}
+
+read_result read_up_to(int fd, std::size_t max_bytes) {
+  read_result r;
+  // One byte past the limit is enough to know the file is too large.
+  r.data.resize(max_bytes + 1);
+  std::size_t got = 0;
+  while (got < r.data.size()) {
+    const ssize_t n = ::read(fd, r.data.data() + got, r.data.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      r.error = read_error::system;
+      r.errno_value = errno;
+      r.data.clear();
+      return r;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got > max_bytes) {
+    r.error = read_error::too_large;
+    r.data.clear();
+    return r;
+  }
+  r.data.resize(got);
+  return r;
+}
+
+std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes) {
+  const opened_file f = open_regular_file(path);
+  if (!f) return std::nullopt;
+  read_result r = read_up_to(f.fd.get(), max_bytes);
+  if (!r) return std::nullopt;
+  return std::move(r.data);
 }
 
 int write_all(int fd, std::string_view data) noexcept {

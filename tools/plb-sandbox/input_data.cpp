@@ -9,19 +9,15 @@
 #include <cstring>
 
 #include "failure.hpp"
+#include "file_io.hpp"
 
 namespace plb::tool {
 
 input_data read_input(const std::string& path, const std::vector<std::string>& features, const std::string& id_column,
-                      const sandbox::csv_options& options) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) fail(sandbox::verdict::input_refused, "--data " + path + ": " + std::strerror(errno));
-  struct closer {
-    int fd;
-    ~closer() { ::close(fd); }
-  } guard{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) fail(sandbox::verdict::input_refused, "--data " + path + ": not a regular file");
+                      const sandbox::csv_options& options, const cancellation* cancel) {
+  const opened_file file = open_regular_file(path);
+  if (!file) fail(sandbox::verdict::input_refused, "--data " + path + ": " + describe(file));
+  const int fd = file.fd.get();
 
   sandbox::csv_feature_reader reader(features, id_column, options);
   sandbox::sha256_hasher hasher;
@@ -33,6 +29,7 @@ input_data read_input(const std::string& path, const std::vector<std::string>& f
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail(sandbox::verdict::input_refused, "--data " + path + ": " + std::strerror(errno));
     if (n == 0) break;
+    if (cancel) cancel->check();
     const std::string_view chunk(buf.data(), static_cast<std::size_t>(n));
     hasher.update(chunk);
     in.file_bytes += chunk.size();

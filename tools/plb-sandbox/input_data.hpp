@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cancellation.hpp"
 #include "plb/sandbox/csv_reader.hpp"
 #include "plb/sandbox/digest.hpp"
 
@@ -17,7 +18,8 @@ struct input_data {
   std::size_t file_bytes = 0;
 };
 
+// `cancel` (may be null) is checked between chunks: a large file does not delay a stop request.
 input_data read_input(const std::string& path, const std::vector<std::string>& features, const std::string& id_column,
-                      const sandbox::csv_options& options);
+                      const sandbox::csv_options& options, const cancellation* cancel = nullptr);
 
 }  // namespace plb::tool

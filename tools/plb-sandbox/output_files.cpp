@@ -2,7 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
+
+#include <climits>
 
 #include <cerrno>
 #include <charconv>
@@ -35,24 +38,19 @@ void append_csv_field(std::string& out, const std::string& s) {
 
 // An unnamed file in the target's directory (O_TMPFILE): if the tool dies before publishing,
 // there is nothing to clean up.
-int create_unnamed(const std::string& dir, const std::string& contents) {
-  const int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-  if (fd < 0) fail(sandbox::verdict::internal_error, "cannot create an output file in " + dir + ": " + std::strerror(errno));
-  if (const int e = write_all(fd, contents)) {
-    ::close(fd);
+unique_fd create_unnamed(const std::string& dir, const std::string& contents) {
+  unique_fd fd(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+  if (!fd) fail(sandbox::verdict::internal_error, "cannot create an output file in " + dir + ": " + std::strerror(errno));
+  if (const int e = write_all(fd.get(), contents))
     fail(sandbox::verdict::internal_error, "cannot write an output file in " + dir + ": " + std::strerror(e));
-  }
-  if (::fsync(fd) != 0) {
-    const int e = errno;
-    ::close(fd);
-    fail(sandbox::verdict::internal_error, "cannot sync an output file in " + dir + ": " + std::strerror(e));
-  }
+  if (::fsync(fd.get()) != 0)
+    fail(sandbox::verdict::internal_error, "cannot sync an output file in " + dir + ": " + std::strerror(errno));
   return fd;
 }
 
 // linkat never replaces an existing name: EEXIST if someone took the path meanwhile.
-bool link_as(int fd, const std::string& path, int& error) {
-  const std::string proc = "/proc/self/fd/" + std::to_string(fd);
+bool link_as(const unique_fd& fd, const std::string& path, int& error) {
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd.get());
   if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
   error = errno;
   return false;
@@ -61,13 +59,24 @@ bool link_as(int fd, const std::string& path, int& error) {
 }  // namespace
 
 void check_fresh_output(const std::string& path, const char* flag) {
-  struct stat st {};
+  const auto refuse = [&](const std::string& why) { fail(sandbox::verdict::usage_error, std::string(flag) + " " + path + ": " + why); };
   if (path.empty()) fail(sandbox::verdict::usage_error, std::string(flag) + " is empty");
-  if (::lstat(path.c_str(), &st) == 0)
-    fail(sandbox::verdict::usage_error, std::string(flag) + " " + path + " already exists: choose a fresh path");
+  if (path.size() >= PATH_MAX) refuse("path longer than the system allows");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) refuse("already exists: choose a fresh path");
+  if (errno != ENOENT) refuse(std::strerror(errno));
   const std::string dir = parent_of(path);
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    fail(sandbox::verdict::usage_error, std::string(flag) + " " + path + ": directory " + dir + " does not exist");
+  if (::stat(dir.c_str(), &st) != 0) refuse("directory " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) refuse(dir + " is not a directory");
+  struct statvfs fs {};
+  const std::string name = std::filesystem::path(path).filename().string();
+  if (name.empty() || name == "." || name == "..") refuse("names a directory, not a file");
+  if (::statvfs(dir.c_str(), &fs) == 0 && name.size() > fs.f_namemax)
+    refuse("file name longer than the " + std::to_string(fs.f_namemax) + " bytes its file system allows");
+  // The same kind of file publishing creates, made and dropped now: an unwritable directory or a
+  // file system without O_TMPFILE is refused before anything runs, not after.
+  const unique_fd probe(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+  if (!probe) refuse("cannot create files in " + dir + ": " + std::strerror(errno));
 }
 
 std::string provenance_path_for(const std::string& output) { return output + ".sandbox.json"; }
@@ -92,18 +101,25 @@ std::string render_predictions_csv(const sandbox::feature_table& table, const st
 
 void publish_outputs(const std::string& predictions_path, const std::string& predictions_csv,
                      const std::string& provenance_path, const std::string& provenance_json) {
-  const int a = create_unnamed(parent_of(predictions_path), predictions_csv);
-  const int b = create_unnamed(parent_of(provenance_path), provenance_json);
+  const unique_fd a = create_unnamed(parent_of(predictions_path), predictions_csv);
+  const unique_fd b = create_unnamed(parent_of(provenance_path), provenance_json);
   int error = 0;
   const bool first = link_as(a, predictions_path, error);
   const bool second = first && link_as(b, provenance_path, error);
-  ::close(a);
-  ::close(b);
   if (!first) fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + std::strerror(error));
   if (!second) {
     ::unlink(predictions_path.c_str());  // ours: linked a moment ago, never both or neither broken
     fail(sandbox::verdict::internal_error, "cannot publish " + provenance_path + ": " + std::strerror(error));
   }
+}
+
+}  // namespace plb::tool
+
+namespace plb::tool {
+
+void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path) noexcept {
+  ::unlink(provenance_path.c_str());
+  ::unlink(predictions_path.c_str());
 }
 
 }  // namespace plb::tool

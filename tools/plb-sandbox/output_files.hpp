@@ -10,7 +10,9 @@
 
 namespace plb::tool {
 
-// Throws failure(usage_error) naming the flag when the path exists or its directory does not.
+// Throws failure(usage_error) naming the flag unless the file could be published there: the path
+// does not exist (lstat says ENOENT, nothing else), its directory exists and takes new files, and
+// its name fits the file system. Checked before anything runs, so a run is never wasted.
 void check_fresh_output(const std::string& path, const char* flag);
 
 std::string provenance_path_for(const std::string& output);
@@ -22,5 +24,8 @@ std::string render_predictions_csv(const sandbox::feature_table& table, const st
 // Publishes both or neither. Throws failure(internal_error) if it cannot.
 void publish_outputs(const std::string& predictions_path, const std::string& predictions_csv,
                      const std::string& provenance_path, const std::string& provenance_json);
+
+// Takes back what publish_outputs just linked (a stop request arrived while publishing).
+void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path) noexcept;
 
 }  // namespace plb::tool

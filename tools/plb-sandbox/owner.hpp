@@ -1,6 +1,6 @@
-// Who owns a run: "<boot id>:<pid>:<start time>" of the tool process that waits for it. A PID
-// alone is reused; with the boot ID and the kernel's start time it names one process for good,
-// so a sweep can tell an orphan (its owner is gone) from a parallel run (its owner still waits).
+// The owner label's value, "<boot id>:<pid>:<start time>" of the tool process that started a
+// container. Informational only (for an operator reading `docker inspect`): liveness is the run
+// directory's lock (run_directory.hpp), which holds across PID namespaces where a PID does not.
 #pragma once
 
 #include <string>
@@ -8,6 +8,5 @@
 namespace plb::tool {
 
 std::string self_owner();
-bool owner_alive(const std::string& owner);
 
 }  // namespace plb::tool

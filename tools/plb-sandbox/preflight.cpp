@@ -1,5 +1,6 @@
 #include "preflight.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -12,15 +13,14 @@
 #include <boost/json.hpp>
 
 #include "command.hpp"
-#include "container_cleanup.hpp"
-#include "docker_run.hpp"
+#include "container_run.hpp"
 #include "failure.hpp"
 #include "file_io.hpp"
 #include "owner.hpp"
 #include "plb/sandbox/container_spec.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "run_id.hpp"
-#include "sweep.hpp"
+#include "state_dirs.hpp"
 
 namespace plb::tool {
 namespace {
@@ -32,16 +32,46 @@ struct refusal {
   std::string detail, fix;
 };
 
-std::string current_cli_context() {
+inline constexpr std::size_t max_cli_config_bytes = 64 * 1024;
+
+// The docker CLI's current context, from the operator's CLI configuration. The file is read
+// bounded and only if it is a regular file: a FIFO or a device there must not hang the tool.
+std::optional<refusal> current_cli_context(std::string& context) {
   const char* dir = std::getenv("DOCKER_CONFIG");
   const char* home = std::getenv("HOME");
   const std::string config = dir ? std::string(dir) + "/config.json" : home ? std::string(home) + "/.docker/config.json" : "";
-  if (config.empty()) return {};
+  struct stat st {};
+  if (config.empty() || ::lstat(config.c_str(), &st) != 0) return std::nullopt;
+  const auto text = read_small_file(config, max_cli_config_bytes);
+  if (!text)
+    return refusal{"the docker CLI configuration " + config + " is not a readable regular file of at most 64 KiB",
+                   "fix or remove it (plb-sandbox reads only its currentContext)"};
   boost::json::error_code ec;
-  const auto v = boost::json::parse(read_small_file(config).value_or(""), ec);
-  if (ec || !v.is_object()) return {};
+  const auto v = boost::json::parse(*text, ec);
+  if (ec || !v.is_object()) return std::nullopt;
   const auto* c = v.get_object().if_contains("currentContext");
-  return c && c->is_string() ? std::string(c->get_string()) : std::string{};
+  if (c && c->is_string()) context = std::string(c->get_string());
+  return std::nullopt;
+}
+
+// gVisor's release date from `runsc --version` ("runsc version 0.0~20240729.0"); empty if none.
+std::string runsc_release(const std::string& version) {
+  const auto tilde = version.find('~');
+  if (tilde == std::string::npos || version.size() < tilde + 9) return {};
+  const std::string date = version.substr(tilde + 1, 8);
+  for (char ch : date)
+    if (ch < '0' || ch > '9') return {};
+  return date;
+}
+
+// The platform the daemon's runtime arguments select; runsc's own default when none is given
+// (systrap since well before the oldest release accepted).
+std::string runsc_platform(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].starts_with("--platform=")) return args[i].substr(11);
+    if (args[i] == "--platform" && i + 1 < args.size()) return args[i + 1];
+  }
+  return "systrap";
 }
 
 bool safe_release(const std::string& s) {
@@ -69,7 +99,10 @@ struct proof {
   std::string guest_kernel, runtime_version;
 };
 
+// The cache lives in the checked cache directory: a proof is only as trustworthy as the directory
+// it was read from, so an unsafe directory means no cached proof at all.
 std::optional<proof> load_proof(const std::string& key) {
+  if (!open_cache_dir(false)) return std::nullopt;
   const auto text = read_small_file(std::string(proof_cache_dir) + "/" + key + ".json");
   if (!text) return std::nullopt;
   boost::json::error_code ec;
@@ -83,18 +116,23 @@ std::optional<proof> load_proof(const std::string& key) {
 
 void store_proof(const std::string& key, const proof& p) {
   // Best effort: a cache that cannot be written only costs the next run a probe.
-  const std::string path = proof_cache_dir;
-  for (std::size_t i = 1; i <= path.size(); ++i)
-    if (i == path.size() || path[i] == '/') ::mkdir(path.substr(0, i).c_str(), 0700);
-  const std::string final_path = path + "/" + key + ".json";
-  const std::string tmp = final_path + ".tmp." + std::to_string(::getpid());
+  const unique_fd cache = open_cache_dir(true);
+  if (!cache) return;
+  ::mkdirat(cache.get(), proof_subdir, 0700);
+  const unique_fd dir(::openat(cache.get(), proof_subdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir) return;
+  const std::string name = key + ".json";
+  const std::string tmp = name + ".tmp." + std::to_string(::getpid());
+  const std::string text = boost::json::serialize(boost::json::object{{"guest_kernel", p.guest_kernel},
+                                                                       {"runtime_version", p.runtime_version}});
   {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << boost::json::serialize(boost::json::object{{"guest_kernel", p.guest_kernel},
-                                                      {"runtime_version", p.runtime_version}});
-    if (!out) return;
+    const unique_fd out(::openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!out || write_all(out.get(), text) != 0) {
+      ::unlinkat(dir.get(), tmp.c_str(), 0);
+      return;
+    }
   }
-  if (std::rename(tmp.c_str(), final_path.c_str()) != 0) std::remove(tmp.c_str());
+  if (::renameat(dir.get(), tmp.c_str(), dir.get(), name.c_str()) != 0) ::unlinkat(dir.get(), tmp.c_str(), 0);
 }
 
 std::string runtime_version(const std::string& runtime_path) {
@@ -106,25 +144,26 @@ std::string runtime_version(const std::string& runtime_path) {
 // the host's: under gVisor it is gVisor's own. Also proves the image runs both interpreters.
 std::optional<refusal> run_probe(const docker_engine& engine, const daemon_info& daemon, const sandbox::image_id& image,
                                  const sandbox::SandboxLimits& limits, const std::string& work_dir,
-                                 const std::string& host_kernel, std::string& release) {
+                                 const cancellation* cancel, const std::string& host_kernel, std::string& release) {
+  const std::string run_id = new_run_id();
   sandbox::container_spec_builder b;
-  b.image(image).run_id(new_run_id()).owner(self_owner()).limits(limits);
+  b.image(image).run_id(run_id).owner(self_owner()).limits(limits);
   const auto spec = b.build_probe();
   if (!spec) fail(verdict::internal_error, "probe spec: " + std::string(sandbox::message(spec.error)));
 
+  container_run container(engine, spec.spec.container_name());
   docker_run_request req;
   req.arguments = spec.spec.docker_probe_arguments();
-  req.container_name = spec.spec.container_name();
   req.wall = std::chrono::seconds(60);
   req.output_cap_bytes = 4096;
   req.environment = docker_client_environment(work_dir);
+  req.cancel = cancel;
   cgroup_monitor monitor(daemon.cgroup_version, daemon.cgroup_driver);
-  const auto out = run_docker(req, engine, monitor);
-  await_daemon(engine, req.container_name);
-  const auto state = inspect_container(engine, req.container_name);
-  remove_container(engine, req.container_name);
+  const completed_run done = container.run(req, monitor);
+  const docker_run_outcome& out = done.outcome;
+  const std::optional<container_state>& state = done.state;
 
-  if (out.interrupted_by) fail(verdict::internal_error, "interrupted during the gVisor probe");
+  if (out.interrupted_by) throw interrupted{out.interrupted_by};
   if (out.timed_out) return refusal{"the probe container did not finish within 60 s", "check runsc and dockerd's log"};
   const std::int64_t code = state ? state->exit_code : out.client_exit_code;
   if (!state || code != 0) {
@@ -180,9 +219,16 @@ class checklist {
 
 std::vector<check_result> inspect_host(const docker_engine& engine, const std::optional<sandbox::image_id>& image,
                                        const sandbox::SandboxLimits& limits, const std::string& work_dir,
-                                       bool stop_at_first_failure, bool allow_probe, host_facts& facts) {
+                                       const cancellation* cancel, bool stop_at_first_failure, bool allow_probe,
+                                       host_facts& facts) {
   std::vector<check_result> results;
   checklist c(stop_at_first_failure, results);
+
+  c.run("state directories", [](std::string& detail) -> std::optional<refusal> {
+    if (auto p = check_state_dirs(true)) return refusal{p->detail, p->fix};
+    detail = std::string(state_dir) + ", " + runs_dir + ", " + cache_dir + ": root's, writable by root only";
+    return std::nullopt;
+  });
 
   c.run("local daemon only", [](std::string& detail) -> std::optional<refusal> {
     const std::string local = std::string("unix://") + docker_socket;
@@ -191,7 +237,9 @@ std::vector<check_result> inspect_host(const docker_engine& engine, const std::o
     if (const char* x = std::getenv("DOCKER_CONTEXT"); x && *x && std::string(x) != "default")
       return refusal{std::string("DOCKER_CONTEXT is set to ") + x + ", but plb-sandbox only uses the local daemon",
                      "unset DOCKER_CONTEXT"};
-    if (const auto ctx = current_cli_context(); !ctx.empty() && ctx != "default")
+    std::string ctx;
+    if (auto problem = current_cli_context(ctx)) return problem;
+    if (!ctx.empty() && ctx != "default")
       return refusal{"the docker CLI's current context is " + ctx + ", but plb-sandbox only uses the local daemon",
                      "run `docker context use default`"};
     detail = local;
@@ -222,8 +270,8 @@ std::vector<check_result> inspect_host(const docker_engine& engine, const std::o
     return std::nullopt;
   });
   if (!daemon_ok) {
-    for (const char* r : {"Linux daemon", "runsc registered", "cgroup controllers", "image present", "image has no volumes",
-                          "runsc is gVisor"})
+    for (const char* r : {"Linux daemon", "runsc registered", "runsc release", "cgroup controllers", "image present",
+                          "image has no volumes", "runsc is gVisor"})
       c.skip(r, "needs a daemon that answers");
     return results;
   }
@@ -234,18 +282,38 @@ std::vector<check_result> inspect_host(const docker_engine& engine, const std::o
     detail = "linux, cgroup v" + info.cgroup_version + " (" + info.cgroup_driver + ")";
     return std::nullopt;
   });
-  const auto rt = info.runtimes.find("runsc");
+  const auto rt = info.runtimes.find(std::string(sandbox::spec_constants::runtime));
   const bool runsc_ok = c.run("runsc registered", [&](std::string& detail) -> std::optional<refusal> {
     if (rt == info.runtimes.end())
       return refusal{"the daemon has no runsc runtime",
                      "install gVisor and register it in /etc/docker/daemon.json (\"runtimes\": {\"runsc\": {\"path\": "
-                     "\"/usr/bin/runsc\", \"runtimeArgs\": [\"--network=none\"]}}), then restart dockerd"};
+                     "\"/usr/bin/runsc\", \"runtimeArgs\": [\"--network=none\", \"--platform=systrap\"]}}), then restart dockerd"};
     facts.runtime_path = rt->second.path.empty() ? "runsc" : rt->second.path;
     if (facts.runtime_path.front() != '/')
       return refusal{"the runsc runtime path \"" + facts.runtime_path + "\" is not absolute", "give its full path in daemon.json"};
     if (::access(facts.runtime_path.c_str(), X_OK) != 0)
       return refusal{"the runsc runtime binary " + facts.runtime_path + " is missing or not executable", "reinstall runsc"};
     detail = facts.runtime_path;
+    return std::nullopt;
+  });
+  const bool release_ok = runsc_ok && c.run("runsc release", [&](std::string& detail) -> std::optional<refusal> {
+    facts.runtime_version = runtime_version(facts.runtime_path);
+    if (facts.runtime_version.find("runsc") == std::string::npos)
+      return refusal{facts.runtime_path + " --version does not report runsc", "point the runsc runtime at gVisor's binary"};
+    facts.runtime_release = runsc_release(facts.runtime_version);
+    facts.runtime_platform = runsc_platform(rt->second.args);
+    if (facts.runtime_release.empty() || facts.runtime_release < min_runsc_release)
+      return refusal{"runsc " + (facts.runtime_release.empty() ? facts.runtime_version : facts.runtime_release) +
+                         " is older than the oldest gVisor plb-sandbox supports (" + min_runsc_release + ")",
+                     "install runsc " + std::string(min_runsc_release) +
+                         " or later (Debian 12: apt-get install -t bookworm-backports runsc; or run "
+                         "plb-sandbox-setup-host / ci/setup-host)"};
+    if (facts.runtime_platform != "systrap")
+      return refusal{"the runsc runtime uses gVisor's " + facts.runtime_platform +
+                         " platform; the limits (host task budget, timings) are measured on systrap",
+                     "set \"runtimeArgs\": [\"--network=none\", \"--platform=systrap\"] for runsc in "
+                     "/etc/docker/daemon.json, then restart dockerd"};
+    detail = facts.runtime_release + " on " + facts.runtime_platform;
     return std::nullopt;
   });
   c.run("cgroup controllers", [&](std::string& detail) -> std::optional<refusal> {
@@ -266,14 +334,6 @@ std::vector<check_result> inspect_host(const docker_engine& engine, const std::o
   if (!image) {
     c.skip("image present", "give --runtime-image");
     c.skip("image has no volumes", "give --runtime-image");
-    if (runsc_ok)
-      c.run("runsc version", [&](std::string& detail) -> std::optional<refusal> {
-        facts.runtime_version = runtime_version(facts.runtime_path);
-        if (facts.runtime_version.find("runsc") == std::string::npos)
-          return refusal{facts.runtime_path + " --version does not report runsc", "point the runsc runtime at gVisor's binary"};
-        detail = facts.runtime_version;
-        return std::nullopt;
-      });
     c.skip("runsc is gVisor", "the proof runs the image: give --runtime-image");
     return results;
   }
@@ -303,8 +363,8 @@ std::vector<check_result> inspect_host(const docker_engine& engine, const std::o
     });
   else
     c.skip("image has no volumes", "needs the image");
-  if (!present || !runsc_ok) {
-    c.skip("runsc is gVisor", "needs the image and the runsc runtime");
+  if (!present || !release_ok) {
+    c.skip("runsc is gVisor", "needs the image and a supported runsc runtime");
     return results;
   }
   const std::string key = proof_key(info, facts.runtime_path, rt->second, *image, facts.host_kernel);
@@ -316,17 +376,12 @@ std::vector<check_result> inspect_host(const docker_engine& engine, const std::o
   c.run("runsc is gVisor", [&](std::string& detail) -> std::optional<refusal> {
     if (cached) {
       facts.guest_kernel = cached->guest_kernel;
-      facts.runtime_version = cached->runtime_version;
       facts.proof_from_cache = true;
     } else {
       std::string release;
-      if (auto r = run_probe(engine, info, *image, limits, work_dir, facts.host_kernel, release)) return r;
-      const std::string version = runtime_version(facts.runtime_path);
-      if (version.find("runsc") == std::string::npos)
-        return refusal{facts.runtime_path + " --version does not report runsc", "point the runsc runtime at gVisor's binary"};
-      store_proof(key, {release, version});
+      if (auto r = run_probe(engine, info, *image, limits, work_dir, cancel, facts.host_kernel, release)) return r;
+      store_proof(key, {release, facts.runtime_version});
       facts.guest_kernel = release;
-      facts.runtime_version = version;
     }
     detail = facts.runtime_version + "; guest kernel " + facts.guest_kernel + ", host " + facts.host_kernel +
              (facts.proof_from_cache ? " (cached proof)" : "");
@@ -336,13 +391,11 @@ std::vector<check_result> inspect_host(const docker_engine& engine, const std::o
 }
 
 host_facts preflight(const docker_engine& engine, const sandbox::image_id& image, const sandbox::SandboxLimits& limits,
-                     const std::string& work_dir) {
+                     const std::string& work_dir, const cancellation& cancel) {
   host_facts facts;
-  const auto results = inspect_host(engine, image, limits, work_dir, true, true, facts);
+  const auto results = inspect_host(engine, image, limits, work_dir, &cancel, true, true, facts);
   for (const auto& r : results)
     if (r.status == check_status::fail) fail(verdict::host_refused, r.detail + ": " + r.fix);
-  // What runs killed before they could clean up left behind goes before anything new starts.
-  sweep_orphans(engine);
   return facts;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cancellation.hpp"
 #include "docker_engine.hpp"
 #include "engine_json.hpp"
 #include "plb/sandbox/image_id.hpp"
@@ -17,12 +18,18 @@
 
 namespace plb::tool {
 
+inline constexpr const char* proof_subdir = "gvisor-proof";  // in state_dirs.hpp's cache_dir
 inline constexpr const char* proof_cache_dir = "/var/cache/plb-sandbox/gvisor-proof";
+// The oldest gVisor release accepted: the first Debian ships with systrap as its default platform,
+// and the one the host task budget (SandboxLimits::host_runtime_tasks) was measured on.
+inline constexpr const char* min_runsc_release = "20240729";
 
 struct host_facts {
   daemon_info daemon;
   std::string runtime_path;
   std::string runtime_version;  // first line of `runsc --version`
+  std::string runtime_release;  // its release date, "20240729"
+  std::string runtime_platform; // from the daemon's runtime arguments, "systrap"
   std::string guest_kernel;     // the release a sandboxed process sees
   std::string host_kernel;
   bool proof_from_cache = false;
@@ -40,12 +47,14 @@ struct check_result {
 // Runs the checks in order. With stop_at_first_failure, the list ends at the first failure.
 // Without an image, the image checks and the gVisor proof (which runs the image) are skipped;
 // without allow_probe, the proof is taken only from the cache (nothing is started).
+// `cancel` (may be null) stops the gVisor probe.
 std::vector<check_result> inspect_host(const docker_engine& engine, const std::optional<sandbox::image_id>& image,
                                        const sandbox::SandboxLimits& limits, const std::string& work_dir,
-                                       bool stop_at_first_failure, bool allow_probe, host_facts& facts);
+                                       const cancellation* cancel, bool stop_at_first_failure, bool allow_probe,
+                                       host_facts& facts);
 
 // sandbox-score's preflight: throws failure(host_refused) at the first failed check.
 host_facts preflight(const docker_engine& engine, const sandbox::image_id& image, const sandbox::SandboxLimits& limits,
-                     const std::string& work_dir);
+                     const std::string& work_dir, const cancellation& cancel);
 
 }  // namespace plb::tool

@@ -4,8 +4,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "container_cleanup.hpp"
-#include "docker_run.hpp"
+#include "container_run.hpp"
 #include "failure.hpp"
 #include "output_files.hpp"
 #include "owner.hpp"
@@ -13,8 +12,9 @@
 #include "plb/sandbox/features_encoder.hpp"
 #include "plb/sandbox/predictions_parser.hpp"
 #include "preflight.hpp"
+#include "run_directory.hpp"
 #include "run_id.hpp"
-#include "workspace.hpp"
+#include "sweep.hpp"
 
 #ifndef PLB_SANDBOX_VERSION
 #define PLB_SANDBOX_VERSION "unknown"
@@ -37,6 +37,10 @@ std::string utc_now() {
 // Turns what was observed into a verdict. Only numbers and the tool's own words reach a message.
 void judge(const docker_run_outcome& out, bool daemon_lost, const std::optional<container_state>& state,
            const sandbox::SandboxLimits& limits) {
+  // Gone before it could be inspected although it had been created: someone else removed it.
+  // Never a verdict against the script.
+  if (!state && !out.container_id.empty())
+    fail(verdict::runtime_failed, "the container vanished during the run (removed by something other than this run)");
   if (daemon_lost)
     fail(verdict::runtime_failed, "the Docker daemon stopped answering during the run (restarted?); the run's container was removed");
   if (out.timed_out)
@@ -61,28 +65,6 @@ void judge(const docker_run_outcome& out, bool daemon_lost, const std::optional<
   }
 }
 
-// Removes the run's container on every path out of the run, including exceptions.
-class container_guard {
- public:
-  container_guard(const docker_engine& e, std::string name) : engine_(e), name_(std::move(name)) {}
-  ~container_guard() {
-    if (!armed_) return;
-    try {
-      remove_container(engine_, name_);
-    } catch (...) {  // already failing: the first error is the one reported
-    }
-  }
-  void remove() {
-    armed_ = false;
-    remove_container(engine_, name_);
-  }
-
- private:
-  const docker_engine& engine_;
-  std::string name_;
-  bool armed_ = true;
-};
-
 sandbox::container_spec build_spec(const score_request& request, const std::string& script_path, const std::string& run_id) {
   sandbox::container_spec_builder builder;
   builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
@@ -103,12 +85,12 @@ sandbox::sandbox_usage usage_of(const docker_run_outcome& out) {
 
 }  // namespace
 
-prepared_inputs prepare_inputs(const score_request& request) {
+prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel) {
   prepared_inputs p;
   p.script = read_script(request.model, request.model_sha256, sandbox::bytes(request.limits.script_mib));
   sandbox::csv_options csv;
   csv.max_values = request.limits.input_values;
-  p.input = read_input(request.data, request.features, request.id_column, csv);
+  p.input = read_input(request.data, request.features, request.id_column, csv, cancel);
 
   sandbox::encode_options enc;
   enc.max_bytes = sandbox::bytes(request.limits.input_json_mib);
@@ -124,45 +106,44 @@ prepared_inputs prepare_inputs(const score_request& request) {
   return p;
 }
 
-void sandbox_score(const score_request& request, bool show_status, run_report& report) {
+void sandbox_score(const score_request& request, bool show_status, const cancellation& cancel, run_report& report) {
   const std::string run_id = new_run_id();
-  workspace ws(run_id);
+  run_directory dir(run_id);
   const docker_engine engine;
-  const host_facts host = preflight(engine, request.image, request.limits, ws.docker_config_dir());
+  const host_facts host = preflight(engine, request.image, request.limits, dir.docker_config_dir(), cancel);
+  cancel.check();
+  // What runs killed before they could clean up left behind goes before anything new starts.
+  sweep_orphans(engine);
+  cancel.check();
+  // The reaper is forked now, while the process is small, and watches the name from here on.
+  container_run container(engine, std::string(sandbox::spec_constants::name_prefix) + run_id);
 
-  const prepared_inputs in = prepare_inputs(request);
-  const auto snapshot = write_snapshot(in.script, ws.path(), sandbox::spec_constants::default_uid,
-                                       sandbox::spec_constants::default_gid);
-  const auto spec = build_spec(request, snapshot.path, run_id);
+  const prepared_inputs in = prepare_inputs(request, &cancel);
+  cancel.check();
+  // The spec is built first, so the snapshot belongs to exactly the user the sandbox runs as.
+  const std::string snapshot_path = dir.path() + "/" + snapshot_file_name;
+  const auto spec = build_spec(request, snapshot_path, run_id);
+  const auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
+  cancel.check();
 
   docker_run_request run;
   run.arguments = spec.docker_run_arguments();
-  run.container_name = spec.container_name();
   run.stdin_data = in.document;
   run.wall = std::chrono::seconds(request.limits.wall_seconds);
   run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
-  run.environment = docker_client_environment(ws.docker_config_dir());
+  run.environment = docker_client_environment(dir.docker_config_dir());
   run.show_status = show_status;
+  run.cancel = &cancel;
 
   sandbox::provenance_record rec;
   rec.started_at = utc_now();
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
-  container_guard guard(engine, run.container_name);
-  const docker_run_outcome out = run_docker(run, engine, monitor);
+  const completed_run done = container.run(run, monitor);
+  const docker_run_outcome& out = done.outcome;
   report.usage = usage_of(out);
-  bool daemon_lost = out.daemon_lost;
-  std::optional<container_state> state;
-  try {
-    if (daemon_lost) await_daemon(engine, run.container_name);  // it may be restarting
-    state = inspect_container(engine, run.container_name);
-  } catch (const failure&) {  // the daemon went away as the run ended: wait for it once
-    daemon_lost = true;
-    await_daemon(engine, run.container_name);
-    state = inspect_container(engine, run.container_name);
-  }
-  guard.remove();
   if (out.interrupted_by) throw interrupted{out.interrupted_by};
-  judge(out, daemon_lost, state, request.limits);
+  cancel.check();  // a stop request after the client exited is not swallowed
+  judge(out, done.daemon_lost, done.state, request.limits);
 
   std::vector<double> predictions;
   sandbox::predictions_options po;
@@ -178,8 +159,10 @@ void sandbox_score(const score_request& request, bool show_status, run_report& r
   rec.tool_version = PLB_SANDBOX_VERSION;
   rec.model_sha256 = snapshot.digest;
   rec.runtime_image = request.image;
-  rec.runtime_name = "runsc";
+  rec.runtime_name = std::string(sandbox::spec_constants::runtime);
   rec.runtime_version = host.runtime_version;
+  rec.runtime_release = host.runtime_release;
+  rec.runtime_platform = host.runtime_platform;
   rec.limits = request.limits;
   rec.task = request.task;
   rec.features = request.features;
@@ -189,13 +172,18 @@ void sandbox_score(const score_request& request, bool show_status, run_report& r
   rec.predictions_sha256 = sandbox::sha256_of(csv_text).digest;
   rec.usage = *report.usage;
   rec.outcome = verdict::success;
+  cancel.check();
   publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
+  if (cancel.signal()) {  // arrived while publishing: nothing stays published
+    unpublish_outputs(request.output, request.provenance);
+    cancel.check();
+  }
   report.predictions_path = request.output;
   report.provenance_path = request.provenance;
 }
 
 std::vector<std::string> explain(const score_request& request) {
-  const prepared_inputs in = prepare_inputs(request);
+  const prepared_inputs in = prepare_inputs(request, nullptr);
   std::vector<std::string> lines;
   lines.push_back("nothing was run; a sandbox-score with these flags would:");
   lines.push_back("  run --model " + request.model + " (" + std::to_string(in.script.bytes.size()) + " bytes, SHA-256 " +
@@ -207,7 +195,7 @@ std::vector<std::string> explain(const score_request& request) {
                   request.provenance);
 
   host_facts facts;
-  const auto checks = inspect_host(docker_engine{}, request.image, request.limits, runs_dir, false, false, facts);
+  const auto checks = inspect_host(docker_engine{}, request.image, request.limits, runs_dir, nullptr, false, false, facts);
   lines.push_back("host (no container started):");
   for (const auto& c : checks) {
     const char* mark = c.status == check_status::pass ? "ok  " : c.status == check_status::fail ? "FAIL" : "skip";
@@ -222,7 +210,7 @@ std::vector<std::string> explain(const score_request& request) {
   lines.push_back("  pids_limit = " + std::to_string(sandbox::pids_limit(request.limits)) + " host tasks");
 
   const std::string example_run = std::string(sandbox::spec_constants::run_id_digits, '0');
-  const auto spec = build_spec(request, std::string(runs_dir) + "/" + example_run + "/model.py", example_run);
+  const auto spec = build_spec(request, std::string(runs_dir) + "/" + example_run + "/" + snapshot_file_name, example_run);
   lines.push_back("docker argv (each run gets a fresh run ID in place of the zeros):");
   lines.push_back(std::string("  ") + docker_binary);
   for (const auto& a : spec.docker_run_arguments()) lines.push_back("    " + a);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cancellation.hpp"
 #include "input_data.hpp"
 #include "plb/sandbox/provenance.hpp"
 #include "score_flags.hpp"
@@ -21,10 +22,6 @@ struct run_report {
   double total_seconds = 0;
 };
 
-// Thrown after cleanup when SIGINT or SIGTERM ended the run; main re-raises the signal.
-struct interrupted {
-  int signal;
-};
 
 // Everything that needs no host: the script verified against its digest, the data read and the
 // features document encoded within its limit.
@@ -34,11 +31,13 @@ struct prepared_inputs {
   std::string document;
 };
 
-prepared_inputs prepare_inputs(const score_request& request);
+// `cancel` (may be null) is checked while the data is read.
+prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel);
 
-// Throws failure with the verdict of any unsuccessful run, after removing its container.
+// Throws failure with the verdict of any unsuccessful run, after removing its container, and
+// `interrupted` once a stop request in `cancel` has been honoured (nothing published).
 // `show_status`: an updating status line on stderr while the sandbox runs (for terminals).
-void sandbox_score(const score_request& request, bool show_status, run_report& report);
+void sandbox_score(const score_request& request, bool show_status, const cancellation& cancel, run_report& report);
 
 // `explain`: validates everything that can be validated without running anything and returns
 // the lines to print (the docker argv and the effective limits). Throws failure like a run.

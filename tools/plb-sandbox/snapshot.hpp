@@ -8,6 +8,7 @@
 #include <string>
 
 #include "plb/sandbox/digest.hpp"
+#include "run_directory.hpp"
 
 namespace plb::tool {
 
@@ -26,7 +27,10 @@ struct script_snapshot {
 // Throws failure(input_refused) naming --model or --model-sha256.
 verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected, std::size_t max_bytes);
 
-// Writes the private copy into `dir`, readable by the sandbox user only.
-script_snapshot write_snapshot(const verified_script& script, const std::string& dir, std::uint32_t uid, std::uint32_t gid);
+inline constexpr const char* snapshot_file_name = "model.py";
+
+// Writes the private copy into the run directory, readable by the sandbox user (uid:gid) only.
+script_snapshot write_snapshot(const verified_script& script, const run_directory& dir, std::uint32_t uid,
+                               std::uint32_t gid);
 
 }  // namespace plb::tool

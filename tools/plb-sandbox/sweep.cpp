@@ -1,35 +1,54 @@
 #include "sweep.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+
 #include <filesystem>
-#include <fstream>
 
 #include "container_cleanup.hpp"
-#include "owner.hpp"
-#include "workspace.hpp"
+#include "plb/sandbox/container_spec.hpp"
+#include "run_directory.hpp"
 
 namespace plb::tool {
 
+std::string run_id_of(const std::string& container_name, const std::string& run_label) {
+  const std::string_view prefix = sandbox::spec_constants::name_prefix;
+  if (!container_name.starts_with(prefix)) return {};
+  const std::string id = container_name.substr(prefix.size());
+  return is_run_id(id) && run_label == id ? id : std::string{};
+}
+
 sweep_report sweep_orphans(const docker_engine& engine) {
   sweep_report report;
+  const unique_fd runs = open_runs_dir();
   for (const auto& c : labelled_containers(engine)) {
-    if (!c.owner.empty() && owner_alive(c.owner)) {
+    const std::string id = run_id_of(c.name, c.run_label);
+    const run_liveness live = id.empty() ? run_liveness::missing : probe_run(runs.get(), id);
+    if (live == run_liveness::missing) {
+      report.not_ours.push_back(c.name);
+    } else if (live == run_liveness::alive) {
       ++report.live_runs;
-      continue;
+    } else {
+      remove_container(engine, c.name);
+      report.removed_containers.push_back(c.name);
     }
-    remove_container(engine, c.name);
-    report.removed_containers.push_back(c.name);
   }
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(runs_dir, ec)) {
-    std::ifstream in(entry.path() / "owner");
-    std::string owner;
-    std::getline(in, owner);
-    if (!owner.empty() && owner_alive(owner)) continue;
-    // A directory created a moment ago may not have its owner file yet: leave young ones alone.
-    const auto age = std::filesystem::file_time_type::clock::now() - std::filesystem::last_write_time(entry.path(), ec);
-    if (owner.empty() && age < std::chrono::minutes(10)) continue;
-    std::filesystem::remove_all(entry.path(), ec);
-    report.removed_directories.push_back(entry.path().string());
+  // Run directories whose lock nobody holds: the run died after its container was removed (or
+  // before it was created).
+  DIR* d = ::fdopendir(::fcntl(runs.get(), F_DUPFD_CLOEXEC, 0));
+  std::vector<std::string> dead;
+  if (d) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (is_run_id(name) && probe_run(runs.get(), name) == run_liveness::dead) dead.push_back(name);
+    }
+    ::closedir(d);
+  }
+  for (const auto& name : dead) {
+    std::error_code ec;
+    const std::string path = std::string(runs_dir) + "/" + name;
+    std::filesystem::remove_all(path, ec);
+    report.removed_directories.push_back(path);
   }
   return report;
 }

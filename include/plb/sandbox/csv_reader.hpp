@@ -27,6 +27,7 @@ enum class csv_error : std::uint8_t {
   id_column_is_feature,
   missing_header,            // empty input
   header_too_large,
+  empty_column_name,         // a header cell with no name
   duplicate_header,
   missing_feature,           // a requested feature is not in the header
   missing_id_column,
@@ -55,6 +56,7 @@ constexpr std::string_view message(csv_error e) noexcept {
     case csv_error::id_column_is_feature: return "the ID column is also requested as a feature";
     case csv_error::missing_header: return "empty input: no header row";
     case csv_error::header_too_large: return "header row too large";
+    case csv_error::empty_column_name: return "empty column name in the header";
     case csv_error::duplicate_header: return "duplicate column name in the header";
     case csv_error::missing_feature: return "requested feature column not in the header";
     case csv_error::missing_id_column: return "ID column not in the header";
@@ -80,7 +82,7 @@ constexpr std::string_view message(csv_error e) noexcept {
 struct csv_options {
   std::size_t max_values = 1'000'000;        // SandboxLimits::input_values
   std::size_t max_cell_bytes = 4096;         // any selected cell; decimal numbers are far shorter
-  std::size_t max_header_bytes = 1 << 20;    // column names together
+  std::size_t max_header_bytes = 1 << 20;    // column names together, each with 32 bytes of overhead
   std::size_t max_id_bytes = 64u << 20;      // the ID column's cells together
 };
 
@@ -164,6 +166,9 @@ class csv_feature_reader {
 
  private:
   enum class state : std::uint8_t { field_start, unquoted, quoted, quoted_quote, after_cr };
+  // What one header name costs beyond its bytes, counted against max_header_bytes (the size of
+  // its string object; its slot and index entry are of the same order).
+  static constexpr std::size_t header_cell_overhead = 32;
   static constexpr std::int32_t unselected = -1;
   static constexpr std::int32_t id_role = -2;
 
@@ -329,6 +334,11 @@ class csv_feature_reader {
     // The field's text: read in place (direct_) or gathered in cell_.
     const std::string_view text = direct_.data() ? direct_ : std::string_view(cell_);
     if (!header_done_) {
+      if (text.empty()) return fail(csv_error::empty_column_name);
+      // Each name also costs its bookkeeping, counted against the same cap: a header of millions
+      // of one-byte names stays as bounded as one long name.
+      header_bytes_ += header_cell_overhead;
+      if (header_bytes_ > options_.max_header_bytes) return fail(csv_error::header_too_large);
       header_.push_back(std::move(cell_));
     } else {
       const std::int32_t r = role();

@@ -35,6 +35,8 @@ struct provenance_record {
   image_id runtime_image;
   std::string runtime_name;     // the Docker runtime, "runsc"
   std::string runtime_version;  // as the runtime binary reports it
+  std::string runtime_release;  // gVisor's release date, "20240729"
+  std::string runtime_platform; // gVisor's platform as the daemon runs it, "systrap"
   SandboxLimits limits;
   task_type task = task_type::regression;
   std::vector<std::string> features;
@@ -71,7 +73,10 @@ inline boost::json::object to_json(const provenance_record& p) {
   o["tool_version"] = p.tool_version;
   o["model_sha256"] = p.model_sha256.hex();
   o["runtime_image"] = p.runtime_image.str();
-  o["runtime"] = {{"name", p.runtime_name}, {"version", p.runtime_version}};
+  o["runtime"] = {{"name", p.runtime_name},
+                  {"version", p.runtime_version},
+                  {"release", p.runtime_release},
+                  {"platform", p.runtime_platform}};
   o["limits"] = std::move(limits);
   o["task_type"] = name(p.task);
   o["features"] = std::move(features);

@@ -1,0 +1,39 @@
+#include "container_run.hpp"
+
+#include "failure.hpp"
+
+namespace plb::tool {
+
+container_run::container_run(const docker_engine& engine, std::string name)
+    : engine_(engine), name_(std::move(name)), reaper_(engine.socket_path(), name_) {}
+
+container_run::~container_run() {
+  if (removed_) return;
+  try {
+    remove_container(engine_, name_);
+    reaper_.release();
+  } catch (...) {  // already failing: the first error is the one reported; the reaper keeps trying
+  }
+}
+
+completed_run container_run::run(docker_run_request request, cgroup_monitor& monitor) {
+  request.container_name = name_;
+  request.watcher = &reaper_;
+  completed_run done;
+  done.outcome = run_docker(request, engine_, monitor);
+  done.daemon_lost = done.outcome.daemon_lost;
+  try {
+    if (done.daemon_lost) await_daemon(engine_, name_);  // it may be restarting
+    done.state = inspect_container(engine_, name_);
+  } catch (const failure&) {  // the daemon went away as the run ended: wait for it once
+    done.daemon_lost = true;
+    await_daemon(engine_, name_);
+    done.state = inspect_container(engine_, name_);
+  }
+  remove_container(engine_, name_);
+  removed_ = true;
+  reaper_.release();
+  return done;
+}
+
+}  // namespace plb::tool

@@ -1,0 +1,43 @@
+// One way to run a container to completion, for the scoring run and the preflight's gVisor probe
+// alike: a reaper armed before anything starts, the watchdog run, inspection while the container
+// still exists, and removal confirmed by the daemon on every way out (exceptions included).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "container_cleanup.hpp"
+#include "docker_run.hpp"
+#include "reaper.hpp"
+
+namespace plb::tool {
+
+struct completed_run {
+  docker_run_outcome outcome;
+  std::optional<container_state> state;  // nullopt: never created, or removed by someone else
+  bool daemon_lost = false;              // the daemon stopped answering during or right after the run
+};
+
+class container_run {
+ public:
+  // Starts the reaper for `name`; construct it as soon as the name is known.
+  container_run(const docker_engine& engine, std::string name);
+  // Removes the container if run() did not get that far (best effort: the first error stands).
+  ~container_run();
+  container_run(const container_run&) = delete;
+  container_run& operator=(const container_run&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+
+  // Runs `request` (its container name must be name()), inspects and removes the container.
+  // Throws failure(cleanup_failed) when removal cannot be confirmed.
+  completed_run run(docker_run_request request, cgroup_monitor& monitor);
+
+ private:
+  const docker_engine& engine_;
+  std::string name_;
+  reaper reaper_;
+  bool removed_ = false;
+};
+
+}  // namespace plb::tool
