@@ -45,7 +45,7 @@ TEST(ContainerSpec, DefaultArgvInFull) {
       "--memory=512m",
       "--memory-swap=512m",
       "--cpus=1",
-      "--pids-limit=640",
+      "--pids-limit=192",
       "--ulimit=nproc=64:64",
       "--ulimit=nofile=256:256",
       "--ulimit=fsize=16777216:16777216",

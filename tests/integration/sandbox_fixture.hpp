@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "container_cleanup.hpp"
@@ -83,6 +86,26 @@ class SandboxTest : public ::testing::Test {
     const auto script = write("model.py", body);
     const auto data = write("data.csv", "id,a,b\nr1,1,2\nr2,3,4\n");
     return run(score_args(script, data, {"a", "b"}, path(output_name), extra));
+  }
+
+  // Starts a run whose script sleeps and waits until its container is running; `container` gets
+  // its name (empty if it never ran).
+  std::unique_ptr<tool_process> start_sleeper(std::string& container, const std::string& seconds = "120",
+                                              const std::vector<std::string>& env = default_environment()) {
+    const auto script = write("sleeper.py", "import time\ntime.sleep(120)\n");
+    const auto data = write("sleeper.csv", "a\n1\n");
+    auto tool = std::make_unique<tool_process>(score_args(script, data, {"a"}, path("out.csv"), {"--seconds", seconds}),
+                                               path("o"), path("e"), env);
+    const tool::docker_engine engine;
+    for (int i = 0; i < 300; ++i) {
+      for (const auto& c : tool::labelled_containers(engine)) container = c.name;
+      if (!container.empty()) {
+        auto st = tool::inspect_container(engine, container);
+        if (st && st->running) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return tool;
   }
 
   bool exists(const std::string& p) const {

@@ -98,12 +98,37 @@ TEST_F(SandboxScore, ExplainPrintsTheArgvAndRunsNothing) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* want : {"nothing was run", "1 rows x 2 features", "wall_seconds = 7 s", "memory_mib = 256 MiB",
                            "    --runtime=runsc", "    --memory=256m", "    --memory-swap=256m", "    --network=none",
-                           "    /sandbox/model.py", "ok   runsc is gVisor"})
+                           "    /sandbox/model.py", "ok   runsc is gVisor", "pids_limit = 192 host tasks",
+                           "    --pids-limit=192", "ok   runsc release: 20240729 on systrap"})
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   EXPECT_FALSE(exists(path("o.csv")));
   // Explain validates like a run: a bad digest is the same input refusal.
   args[4] = std::string(64, 'a');
   EXPECT_EQ(run(args).exit_code, code(verdict::input_refused));
+}
+
+TEST_F(SandboxScore, SixtyFourProcessesAtOnceSucceedAtTheDefaultLimits) {
+  // The guest limit, all alive together and exiting together (the host task peak), inside the
+  // default --pids-limit of 192: the spec's budget holds on systrap. The provenance names it.
+  const auto r = score_script(R"(import json, os, sys, time
+rows = json.load(sys.stdin)["features"]
+kids = []
+for _ in range(63):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(2)
+        os._exit(0)
+    kids.append(pid)
+for pid in kids:
+    os.waitpid(pid, 0)
+print(json.dumps({"predictions": [float(len(kids) + 1) for _ in rows]}))
+)");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(path("out.csv")), "row,prediction\n0,64\n1,64\n");
+  const auto prov = boost::json::parse(slurp(path("out.csv.sandbox.json"))).as_object();
+  EXPECT_EQ(prov.at("limits").at("pids_limit").to_number<std::uint64_t>(), 192u);
+  EXPECT_EQ(prov.at("runtime").at("release").as_string(), "20240729");
+  EXPECT_EQ(prov.at("runtime").at("platform").as_string(), "systrap");
 }
 
 TEST_F(SandboxScore, NumpyScriptWithIdColumnAndProbabilities) {

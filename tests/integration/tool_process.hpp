@@ -49,8 +49,13 @@ class tool_process {
  public:
   tool_process(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
                const std::vector<std::string>& env = default_environment())
+      : tool_process(tool_path(), args, out_path, err_path, env) {}
+
+  // Any program (e.g. a wrapper that runs the tool in its own namespaces).
+  tool_process(const std::string& program, const std::vector<std::string>& args, const std::string& out_path,
+               const std::string& err_path, const std::vector<std::string>& env = default_environment())
       : out_path_(out_path), err_path_(err_path), start_(std::chrono::steady_clock::now()) {
-    std::vector<std::string> argv{tool_path()};
+    std::vector<std::string> argv{program};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> a, e;
     for (auto& s : argv) a.push_back(s.data());

@@ -34,9 +34,10 @@ std::optional<container_state> inspect_container(const docker_engine& engine, co
   return state;
 }
 
-void remove_container(const docker_engine& engine, const std::string& name, std::chrono::seconds deadline) {
+bool remove_container(const docker_engine& engine, const std::string& name, std::chrono::seconds deadline) {
   const auto until = std::chrono::steady_clock::now() + deadline;
   std::string last = "no answer";
+  bool removed_here = false;
   while (true) {
     std::string problem;
     // No v=1: a volume is never deleted (the reviewed image declares none, and anything else's
@@ -45,8 +46,9 @@ void remove_container(const docker_engine& engine, const std::string& name, std:
     if (!reply) {
       last = problem;
     } else if (reply->status == 204 || reply->status == 404) {
+      removed_here |= reply->status == 204;
       auto check = engine.get("/containers/" + name + "/json", problem);
-      if (check && check->status == 404) return;
+      if (check && check->status == 404) return removed_here;
       last = check ? "still listed after removal" : problem;
     } else {
       last = "removal answered HTTP " + std::to_string(reply->status);

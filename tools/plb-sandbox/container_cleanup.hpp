@@ -20,8 +20,9 @@ void await_daemon(const docker_engine& engine, const std::string& container,
 // nullopt when the daemon does not know the container.
 std::optional<container_state> inspect_container(const docker_engine& engine, const std::string& name);
 
-// Throws failure(cleanup_failed) when the container still exists at the deadline.
-void remove_container(const docker_engine& engine, const std::string& name,
+// Throws failure(cleanup_failed) when the container still exists at the deadline. Returns whether
+// this call removed it (false: the daemon no longer knew the name when asked).
+bool remove_container(const docker_engine& engine, const std::string& name,
                       std::chrono::seconds deadline = std::chrono::seconds(30));
 
 struct labelled_container {

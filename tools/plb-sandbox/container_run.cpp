@@ -30,9 +30,10 @@ completed_run container_run::run(docker_run_request request, cgroup_monitor& mon
     await_daemon(engine_, name_);
     done.state = inspect_container(engine_, name_);
   }
-  remove_container(engine_, name_);
+  const bool removed_here = remove_container(engine_, name_);
   removed_ = true;
   reaper_.release();
+  done.vanished = !done.state || done.state->status == "removing" || done.state->status == "dead" || !removed_here;
   return done;
 }
 

@@ -16,6 +16,9 @@ struct completed_run {
   docker_run_outcome outcome;
   std::optional<container_state> state;  // nullopt: never created, or removed by someone else
   bool daemon_lost = false;              // the daemon stopped answering during or right after the run
+  // Removed by something other than this run: gone or being removed when inspected, or already
+  // gone when this run came to remove it.
+  bool vanished = false;
 };
 
 class container_run {

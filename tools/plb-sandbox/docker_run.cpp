@@ -144,6 +144,10 @@ class watchdog_run {
       outcome_.client_signal = WTERMSIG(status);
     }
     outcome_.elapsed = clock::now() - start_;
+    // A run that lasted past its wall time timed out, even when the client's exit was seen before
+    // the deadline's handler (a tool that was stopped and resumed sees both at once).
+    if (outcome_.elapsed >= request_.wall && !outcome_.output_cap_exceeded && !outcome_.interrupted_by)
+      outcome_.timed_out = true;
     monitor_.sample();
     outcome_.usage = monitor_.usage();
     return std::move(outcome_);

@@ -14,32 +14,34 @@ void unique_fd::reset(int fd) noexcept {
   fd_ = fd;
 }
 
+namespace {
+
+// Fills in why `fd` cannot be read as a regular file, if it cannot.
+bool check_regular(opened_file& f, int fd) noexcept {
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    f.error = open_error::system;
+    f.errno_value = errno;
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    f.error = open_error::not_regular;
+    return false;
+  }
+  f.size = static_cast<std::size_t>(st.st_size);
+  return true;
+}
+
+}  // namespace
+
 opened_file open_regular_file(const std::string& path) noexcept {
   opened_file f;
   const unique_fd handle(::open(path.c_str(), O_PATH | O_CLOEXEC));
-  struct stat st {};
-  if (!handle || ::fstat(handle.get(), &st) != 0) {
-    f.error = open_error::system;
-    f.errno_value = errno;
-    return f;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    f.error = open_error::not_regular;
-    return f;
-  }
+  if (!check_regular(f, handle.get())) return f;
   // O_NONBLOCK too: should the inode somehow not be a regular file after all, the open returns.
   const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
   f.fd.reset(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (!f.fd || ::fstat(f.fd.get(), &st) != 0) {
-    f.error = open_error::system;
-    f.errno_value = errno;
-    return f;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    f.error = open_error::not_regular;
-    return f;
-  }
-  f.size = static_cast<std::size_t>(st.st_size);
+  if (!check_regular(f, f.fd.get())) f.fd.reset();
   return f;
 }
 

@@ -35,12 +35,10 @@ std::string utc_now() {
 }
 
 // Turns what was observed into a verdict. Only numbers and the tool's own words reach a message.
-void judge(const docker_run_outcome& out, bool daemon_lost, const std::optional<container_state>& state,
-           const sandbox::SandboxLimits& limits) {
-  // Gone before it could be inspected although it had been created: someone else removed it.
-  // Never a verdict against the script.
-  if (!state && !out.container_id.empty())
-    fail(verdict::runtime_failed, "the container vanished during the run (removed by something other than this run)");
+void judge(const completed_run& done, const sandbox::SandboxLimits& limits) {
+  const docker_run_outcome& out = done.outcome;
+  const std::optional<container_state>& state = done.state;
+  const bool daemon_lost = done.daemon_lost;
   if (daemon_lost)
     fail(verdict::runtime_failed, "the Docker daemon stopped answering during the run (restarted?); the run's container was removed");
   if (out.timed_out)
@@ -48,6 +46,9 @@ void judge(const docker_run_outcome& out, bool daemon_lost, const std::optional<
   if (out.output_cap_exceeded)
     fail(verdict::output_cap_exceeded, "the script wrote more than " + std::to_string(limits.output_mib) +
                                            " MiB to stdout and stderr together");
+  // Created, then removed by something other than this run: never a verdict against the script.
+  if (done.vanished && !out.container_id.empty())
+    fail(verdict::runtime_failed, "the container vanished during the run (removed by something other than this run)");
   const bool oom = (state && state->oom_killed) || out.usage.oom_kills > 0;
   if (oom) fail(verdict::memory_exhausted, "the sandbox ran out of its " + std::to_string(limits.memory_mib) + " MiB of memory");
   if (!state || state->started_at.empty() || state->started_at.starts_with("0001-")) {
@@ -143,7 +144,7 @@ void sandbox_score(const score_request& request, bool show_status, const cancell
   report.usage = usage_of(out);
   if (out.interrupted_by) throw interrupted{out.interrupted_by};
   cancel.check();  // a stop request after the client exited is not swallowed
-  judge(out, done.daemon_lost, done.state, request.limits);
+  judge(done, request.limits);
 
   std::vector<double> predictions;
   sandbox::predictions_options po;
