@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
 # tests/consumer/run.sh MODE SOURCE WORK: builds and runs a vendor's consumer project the way a
-# vendor would (MODE add_subdirectory, or find_package after `cmake --install` to a prefix).
+# vendor would (MODE add_subdirectory, or find_package after `cmake --install` to a prefix), or,
+# with MODE runner, a program that scores a real script through the installed runner library.
 set -euo pipefail
 mode=$1 src=$2 work=$3
 rm -rf "$work"; mkdir -p "$work"
+if [ "$mode" = runner ]; then
+  cmake -S "$src" -B "$work/lib" -DPLB_SANDBOX_BUILD_TESTS=OFF -DPLB_SANDBOX_BUILD_TOOLS=OFF \
+    -DPLB_SANDBOX_BUILD_FUZZERS=OFF -DPLB_SANDBOX_BUILD_BENCHMARKS=OFF -DCMAKE_INSTALL_PREFIX="$work/prefix" >/dev/null
+  cmake --build "$work/lib" -j "$(nproc)" >/dev/null
+  cmake --install "$work/lib" >/dev/null
+  [ -f "$work/prefix/lib/libplb_sandbox_runner.a" ] || { echo "FAIL: the runner library was not installed"; exit 1; }
+  cmake -S "$src/tests/consumer/runner" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+  cmake --build "$work/build" >/dev/null
+  mkdir -p "$work/run"
+  exec "$work/build/consumer" "${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}" "$work/run"
+fi
 if [ "$mode" = find_package ]; then
   cmake -S "$src" -B "$work/lib" -DPLB_SANDBOX_BUILD_TESTS=OFF -DPLB_SANDBOX_BUILD_TOOLS=OFF \
-    -DPLB_SANDBOX_BUILD_FUZZERS=OFF -DCMAKE_INSTALL_PREFIX="$work/prefix" >/dev/null
+    -DPLB_SANDBOX_BUILD_RUNNER=OFF -DPLB_SANDBOX_BUILD_FUZZERS=OFF -DCMAKE_INSTALL_PREFIX="$work/prefix" >/dev/null
   cmake --install "$work/lib" >/dev/null
   # Only headers and CMake files may be installed: the core is header-only.
   if find "$work/prefix" -type f ! -name '*.hpp' ! -name '*.cmake' | grep .; then

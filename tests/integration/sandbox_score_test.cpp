@@ -270,6 +270,11 @@ TEST_F(SandboxScore, UsageErrorsNameTheFlag) {
       {{"--seconds", "1.5"}, "--seconds 1.5"},
       {{"--seconds", "0"}, "--seconds 0"},
       {{"--memory-mb", "1000000"}, "--memory-mb 1000000"},
+      // An empty value is not the default: it names the flag.
+      {{"--seconds", ""}, "--seconds \"\": empty value"},
+      {{"--memory-mb", ""}, "--memory-mb \"\": empty value"},
+      // One value per --feature: a stray word is not a second column.
+      {{"--feature", "c", "d"}, "The following argument was not expected: d"},
       {{"--model", script}, "--model"},
       {{"--id-column", "a"}, "--id-column a"},
   };

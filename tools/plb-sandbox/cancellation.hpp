@@ -1,9 +1,9 @@
-// A run's stop request. The command line's signal thread sets it; the run checks it at each step
-// (and the watchdog every 100 ms), removes what it created, and throws `interrupted` so the caller
-// can re-raise the signal. Nothing here installs a signal handler.
+// The run's view of a caller's stop request (runner.hpp's stop_source, which the command line
+// triggers from its signal thread). The run checks it at each step (and the watchdog every
+// 100 ms), removes what it created, and throws `interrupted`. Nothing here installs a handler.
 #pragma once
 
-#include <atomic>
+#include "plb/sandbox/runner.hpp"
 
 namespace plb::tool {
 
@@ -14,18 +14,14 @@ struct interrupted {
 
 class cancellation {
  public:
-  // The first request wins; later ones change nothing.
-  void request(int signo) noexcept {
-    int none = 0;
-    signal_.compare_exchange_strong(none, signo);
-  }
-  int signal() const noexcept { return signal_.load(); }
+  explicit cancellation(const sandbox::stop_source* source = nullptr) noexcept : source_(source) {}
+  int signal() const noexcept { return source_ ? source_->reason() : 0; }
   void check() const {
     if (const int s = signal()) throw interrupted{s};
   }
 
  private:
-  std::atomic<int> signal_{0};
+  const sandbox::stop_source* source_;
 };
 
 }  // namespace plb::tool

@@ -134,7 +134,6 @@ class watchdog_run {
     proc.async_wait([this](bp::error_code, int) { client_done(); });
     ctx_.run();
     killer_.stop();
-    clear_status();
 
     const int status = proc.native_exit_code();
     if (WIFEXITED(status)) {
@@ -208,7 +207,7 @@ class watchdog_run {
     }
     if (++samples_ % 5 == 0 && !sampling_engine_.get("/_ping", problem)) outcome_.daemon_lost = true;
     monitor_.sample();
-    show_status();
+    report_progress();
     sampler_.expires_after(std::chrono::milliseconds(100));
     sampler_.async_wait([this](bp::error_code e) {
       if (!e && !client_exited_) sample();
@@ -225,27 +224,19 @@ class watchdog_run {
     killer_.request();
   }
 
-  // "plb-sandbox: running in gVisor, 3.2 s of 30 s", rewritten in place; cleared at the end.
-  void show_status() {
-    if (!request_.show_status) return;
-    const double elapsed = std::chrono::duration<double>(clock::now() - start_).count();
-    if (elapsed < 1.0 || samples_ % 2 != 0) return;
-    const double wall = std::chrono::duration<double>(request_.wall).count();
-    char line[128];
-    const int n = std::snprintf(line, sizeof line, "\rplb-sandbox: %s, %.1f s of %.0f s\033[K",
-                                first_kill_ ? "stopping the sandbox" : "running in gVisor", elapsed, wall);
-    if (n > 0) status_written_ |= ::write(STDERR_FILENO, line, static_cast<std::size_t>(n)) > 0;
-  }
-
-  void clear_status() {
-    if (status_written_) status_written_ = ::write(STDERR_FILENO, "\r\033[K", 4) < 0;
+  void report_progress() {
+    if (!request_.on_progress || samples_ % 2 != 0) return;
+    sandbox::scoring_progress p;
+    p.elapsed_seconds = std::chrono::duration<double>(clock::now() - start_).count();
+    p.wall_seconds = std::chrono::duration<double>(request_.wall).count();
+    p.stopping = first_kill_.has_value();
+    request_.on_progress(p);
   }
 
   const docker_run_request& request_;
   const docker_engine sampling_engine_;
   cgroup_monitor& monitor_;
   unsigned samples_ = 0;
-  bool status_written_ = false;
   asio::io_context ctx_;
   asio::steady_timer deadline_, sampler_;
   asio::writable_pipe stdin_;
@@ -261,9 +252,31 @@ class watchdog_run {
 
 }  // namespace
 
+// A script that exits without reading stdin must cost us an EPIPE, not a fatal SIGPIPE, and a
+// library must not change the process's dispositions: SIGPIPE is blocked in this thread (which
+// does all the writing) for the run, and one raised meanwhile is consumed before unblocking.
+class sigpipe_blocked {
+ public:
+  sigpipe_blocked() noexcept {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~sigpipe_blocked() {
+    const timespec zero{0, 0};
+    while (::sigtimedwait(&pipe_, nullptr, &zero) == SIGPIPE) {
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  sigpipe_blocked(const sigpipe_blocked&) = delete;
+  sigpipe_blocked& operator=(const sigpipe_blocked&) = delete;
+
+ private:
+  sigset_t pipe_, old_;
+};
+
 docker_run_outcome run_docker(const docker_run_request& request, const docker_engine& engine, cgroup_monitor& monitor) {
-  // A closed stdin pipe must be an EPIPE for us, not a fatal signal.
-  ::signal(SIGPIPE, SIG_IGN);
+  const sigpipe_blocked quiet;
   auto run = std::make_unique<watchdog_run>(request, engine, monitor);
   return run->run();
 }

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +33,7 @@ struct docker_run_request {
   std::chrono::milliseconds wall{30'000};
   std::size_t output_cap_bytes = 4u << 20;
   std::vector<std::string> environment;  // "NAME=value", the client's whole environment
-  bool show_status = false;  // an updating line on stderr once the run passes a second
+  std::function<void(const sandbox::scoring_progress&)> on_progress;  // every 200 ms; may be empty
   const cancellation* cancel = nullptr;  // polled while the container runs
   reaper* watcher = nullptr;             // told the client's PID and the wall time
 };

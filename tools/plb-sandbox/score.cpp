@@ -107,7 +107,8 @@ prepared_inputs prepare_inputs(const score_request& request, const cancellation*
   return p;
 }
 
-void sandbox_score(const score_request& request, bool show_status, const cancellation& cancel, run_report& report) {
+void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report) {
+  const cancellation& cancel = hooks.cancel;
   const std::string run_id = new_run_id();
   run_directory dir(run_id);
   const docker_engine engine;
@@ -133,7 +134,7 @@ void sandbox_score(const score_request& request, bool show_status, const cancell
   run.wall = std::chrono::seconds(request.limits.wall_seconds);
   run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
   run.environment = docker_client_environment(dir.docker_config_dir());
-  run.show_status = show_status;
+  run.on_progress = hooks.on_progress;
   run.cancel = &cancel;
 
   sandbox::provenance_record rec;

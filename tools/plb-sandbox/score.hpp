@@ -2,6 +2,7 @@
 // same preparation for `explain`, which stops before anything runs.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,7 +10,7 @@
 #include "cancellation.hpp"
 #include "input_data.hpp"
 #include "plb/sandbox/provenance.hpp"
-#include "score_flags.hpp"
+#include "score_request.hpp"
 #include "snapshot.hpp"
 
 namespace plb::tool {
@@ -34,10 +35,15 @@ struct prepared_inputs {
 // `cancel` (may be null) is checked while the data is read.
 prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel);
 
+// What the caller hands a run besides its request.
+struct run_hooks {
+  cancellation cancel;
+  std::function<void(const sandbox::scoring_progress&)> on_progress;  // may be empty
+};
+
 // Throws failure with the verdict of any unsuccessful run, after removing its container, and
-// `interrupted` once a stop request in `cancel` has been honoured (nothing published).
-// `show_status`: an updating status line on stderr while the sandbox runs (for terminals).
-void sandbox_score(const score_request& request, bool show_status, const cancellation& cancel, run_report& report);
+// `interrupted` once a stop request has been honoured (nothing published).
+void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report);
 
 // `explain`: validates everything that can be validated without running anything and returns
 // the lines to print (the docker argv and the effective limits). Throws failure like a run.

@@ -1,9 +1,7 @@
 #include "score_flags.hpp"
 
-#include <set>
-
 #include "failure.hpp"
-#include "output_files.hpp"
+#include "request_check.hpp"
 
 namespace plb::tool {
 namespace {
@@ -16,16 +14,24 @@ std::string bounds_text(limit_field f) {
          std::to_string(i.max);
 }
 
-std::uint64_t limit_flag(const char* flag, limit_field f, const std::string& text) {
-  if (text.empty()) return sandbox::get(sandbox::SandboxLimits{}, f);
+// An empty value is an error, not the default: only a flag that was not given means the default.
+std::uint64_t limit_flag(const char* flag, limit_field f, const std::string& text, const CLI::Option* option) {
+  if (option == nullptr || option->count() == 0) return sandbox::get(sandbox::SandboxLimits{}, f);
   const auto r = sandbox::parse_limit(f, text);
   if (!r) {
     const auto& i = sandbox::info(f);
-    fail(sandbox::verdict::usage_error, std::string(flag) + " " + text + ": " + std::string(sandbox::message(r.error)) +
+    fail(sandbox::verdict::usage_error, std::string(flag) + (text.empty() ? std::string(" \"\"") : " " + text) + ": " +
+                                            std::string(sandbox::message(r.error)) +
                                             " (a whole number from " + std::to_string(i.min) + " to " +
                                             std::to_string(i.max) + ")");
   }
   return r.value;
+}
+
+std::string flag_of(limit_field f) {
+  if (f == limit_field::wall_seconds) return "--seconds";
+  if (f == limit_field::memory_mib) return "--memory-mb";
+  return "limits." + std::string(sandbox::info(f).name);  // not a flag: the defaults are in bounds
 }
 
 }  // namespace
@@ -37,51 +43,44 @@ void add_score_flags(CLI::App& c, score_flags& f) {
                "the reviewed runtime image's local ID, sha256:<64 hex> (never a tag; never pulled)")
       ->required();
   c.add_option("--data", f.data, "the input CSV; only the --feature columns reach the script")->required();
+  // One value per --feature: `--feature a b` leaves b over, which is a usage error.
   c.add_option("--feature", f.features, "a feature column, repeatable; the script sees them in this order")
       ->required()
-      ->take_all();
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c.add_option("--task-type", f.task_type, "regression | binary-classification (probabilities in [0, 1])")->required();
-  c.add_option("--seconds", f.seconds, "wall-time limit in seconds (" + bounds_text(limit_field::wall_seconds) + ")");
-  c.add_option("--memory-mb", f.memory_mb,
-               "memory limit in MiB, swap disabled (" + bounds_text(limit_field::memory_mib) + ")");
+  f.seconds_option =
+      c.add_option("--seconds", f.seconds, "wall-time limit in seconds (" + bounds_text(limit_field::wall_seconds) + ")");
+  f.memory_option = c.add_option("--memory-mb", f.memory_mb,
+                                 "memory limit in MiB, swap disabled (" + bounds_text(limit_field::memory_mib) + ")");
   c.add_option("--output", f.output, "the predictions CSV to create; provenance goes to <output>.sandbox.json")
       ->required();
   c.add_option("--id-column", f.id_column, "a CSV column copied verbatim into the output instead of row numbers");
 }
 
-score_request check_score_flags(const score_flags& f) {
-  using sandbox::verdict;
-  score_request r;
-  r.model = f.model;
-  const auto digest = sandbox::parse_sha256_hex(f.model_sha256);
-  if (!digest)
-    fail(verdict::usage_error, "--model-sha256: " + std::string(sandbox::message(digest.error)) + " at character " +
-                                   std::to_string(digest.offset + 1) + " (expected 64 hex digits, as sha256sum prints)");
-  r.model_sha256 = digest.digest;
-  const auto image = sandbox::parse_image_id(f.runtime_image);
-  if (!image)
-    fail(verdict::usage_error, "--runtime-image " + f.runtime_image + ": " + std::string(sandbox::message(image.error)));
-  r.image = image.id;
-  r.data = f.data;
-  std::set<std::string> seen;
-  for (const auto& feature : f.features) {
-    if (feature.empty()) fail(verdict::usage_error, "--feature: empty column name");
-    if (!seen.insert(feature).second) fail(verdict::usage_error, "--feature " + feature + ": given more than once");
-  }
+sandbox::scoring_request request_from_flags(const score_flags& f) {
+  sandbox::scoring_request r;
+  r.model_path = f.model;
+  r.model_sha256 = f.model_sha256;
+  r.runtime_image = f.runtime_image;
+  r.data_path = f.data;
   r.features = f.features;
-  if (!f.id_column.empty() && seen.count(f.id_column))
-    fail(verdict::usage_error, "--id-column " + f.id_column + ": also given as a --feature");
   r.id_column = f.id_column;
   const auto task = sandbox::parse_task_type(f.task_type);
-  if (!task) fail(verdict::usage_error, "--task-type " + f.task_type + ": expected regression or binary-classification");
+  if (!task)
+    fail(sandbox::verdict::usage_error, "--task-type " + f.task_type + ": expected regression or binary-classification");
   r.task = *task;
-  r.limits.wall_seconds = limit_flag("--seconds", limit_field::wall_seconds, f.seconds);
-  r.limits.memory_mib = limit_flag("--memory-mb", limit_field::memory_mib, f.memory_mb);
-  r.output = f.output;
-  r.provenance = provenance_path_for(f.output);
-  check_fresh_output(r.output, "--output");
-  check_fresh_output(r.provenance, "--output (its provenance)");
+  r.limits.wall_seconds = limit_flag("--seconds", limit_field::wall_seconds, f.seconds, f.seconds_option);
+  r.limits.memory_mib = limit_flag("--memory-mb", limit_field::memory_mib, f.memory_mb, f.memory_option);
+  r.output_path = f.output;
   return r;
+}
+
+score_request check_score_flags(const score_flags& f) {
+  static constexpr field_names flags{"--model", "--model-sha256", "--runtime-image", "--feature",
+                                     "--id-column", "--output", "--output (its provenance)", &flag_of};
+  return check_request(request_from_flags(f), flags);
 }
 
 }  // namespace plb::tool

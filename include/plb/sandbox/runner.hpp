@@ -1,0 +1,88 @@
+// The runner: one call that does everything `plb-sandbox sandbox-score` does (preflight, script
+// snapshot, input, the gVisor run under its watchdog and reaper, cleanup, verdict, outputs), for
+// programs that embed the executor instead of shelling out to it.
+//
+// Unlike the rest of include/plb/sandbox/, this header is not header-only: link the compiled
+// library, `plb::sandbox_runner` (it needs Boost.Process, cpp-httplib and OpenSSL). The command
+// line tool is a thin layer over this call.
+//
+// The runner never prints, never exits the process and installs no signal handler. A caller that
+// wants SIGINT/SIGTERM to stop a run triggers a stop_source from its own handler or signal thread
+// (request_stop is one atomic store, safe in a handler); the run then removes its container and
+// run directory, publishes nothing and returns with `stopped_by` set. While a run writes the
+// script's stdin, SIGPIPE is blocked in the calling thread only (and any pending one consumed);
+// the process's dispositions are never changed. Each run forks one small reaper process (see
+// SECURITY.md), which makes only async-signal-safe calls, so a multi-threaded caller is fine.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plb/sandbox/limits.hpp"
+#include "plb/sandbox/provenance.hpp"
+#include "plb/sandbox/task_type.hpp"
+#include "plb/sandbox/verdict.hpp"
+
+namespace plb::sandbox {
+
+// What to score: sandbox-score's inputs, and every limit (the command line exposes only time and
+// memory). Everything is checked before anything runs; a bad field is a usage_error naming it.
+struct scoring_request {
+  std::string model_path;
+  std::string model_sha256;   // the reviewed digest: 64 hex digits, as sha256sum prints it
+  std::string runtime_image;  // the reviewed image's local ID: sha256:<64 lowercase hex>
+  std::string data_path;      // CSV; only the features (and the ID column) are read
+  std::vector<std::string> features;
+  std::string id_column;      // empty: rows are numbered from 0
+  task_type task = task_type::regression;
+  std::string output_path;    // must not exist; the provenance goes to output_path + ".sandbox.json"
+  SandboxLimits limits;       // each field within its bounds (limits.hpp: validate)
+};
+
+// A stop request from another thread or a signal handler; `reason` is reported back (a signal
+// number, by convention). The first request wins.
+class stop_source {
+ public:
+  void request_stop(int reason) noexcept {
+    int none = 0;
+    reason_.compare_exchange_strong(none, reason == 0 ? -1 : reason);
+  }
+  int reason() const noexcept { return reason_.load(); }
+  bool stop_requested() const noexcept { return reason() != 0; }
+
+ private:
+  std::atomic<int> reason_{0};
+};
+
+// Reported about every 200 ms while the sandbox runs, from the calling thread.
+struct scoring_progress {
+  double elapsed_seconds = 0;  // since the docker client started
+  double wall_seconds = 0;     // the wall-time limit
+  bool stopping = false;       // the sandbox is being stopped (limit, output cap or stop request)
+};
+
+struct scoring_options {
+  std::function<void(const scoring_progress&)> on_progress;  // may be empty
+  const stop_source* stop = nullptr;                          // may be null
+};
+
+struct scoring_result {
+  verdict outcome = verdict::internal_error;
+  int exit_code = plb::sandbox::exit_code(verdict::internal_error);  // the command line's code
+  std::string message;          // one line of printable ASCII; never holds the script's output
+  std::string predictions_path; // set when published
+  std::string provenance_path;
+  std::optional<sandbox_usage> usage;  // once the sandbox has run
+  double total_seconds = 0;
+  int stopped_by = 0;           // a stop request's reason, when one ended the run (nothing published)
+
+  explicit operator bool() const noexcept { return outcome == verdict::success && stopped_by == 0; }
+};
+
+// Runs one scoring to its verdict. Throws nothing; every failure is a result.
+scoring_result score(const scoring_request& request, const scoring_options& options = {});
+
+}  // namespace plb::sandbox

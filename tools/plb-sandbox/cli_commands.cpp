@@ -1,0 +1,143 @@
+#include "cli_commands.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+
+#include <boost/json.hpp>
+
+#include "cli_signals.hpp"
+#include "docker_engine.hpp"
+#include "failure.hpp"
+#include "one_line.hpp"
+#include "preflight.hpp"
+#include "run_directory.hpp"
+#include "run_id.hpp"
+#include "score.hpp"
+#include "sweep.hpp"
+
+namespace plb::tool {
+namespace {
+
+using sandbox::verdict;
+
+// "plb-sandbox: running in gVisor, 3.2 s of 30 s", rewritten in place on a terminal; cleared at
+// the end. Silent without a terminal.
+class status_line {
+ public:
+  explicit status_line(bool enabled) : enabled_(enabled) {}
+  ~status_line() {
+    if (written_) (void)!::write(STDERR_FILENO, "\r\033[K", 4);
+  }
+  void show(const sandbox::scoring_progress& p) {
+    if (!enabled_ || p.elapsed_seconds < 1.0) return;
+    char line[128];
+    const int n = std::snprintf(line, sizeof line, "\rplb-sandbox: %s, %.1f s of %.0f s\033[K",
+                                p.stopping ? "stopping the sandbox" : "running in gVisor", p.elapsed_seconds,
+                                p.wall_seconds);
+    if (n > 0) written_ |= ::write(STDERR_FILENO, line, static_cast<std::size_t>(n)) > 0;
+  }
+
+ private:
+  bool enabled_;
+  bool written_ = false;
+};
+
+// --json: one summary object on stdout for automation, built only from the tool's own words,
+// paths and numbers, like every message.
+void print_json(const sandbox::scoring_result& r) {
+  namespace json = boost::json;
+  json::object o;
+  o["verdict"] = r.stopped_by ? "interrupted" : sandbox::name(r.outcome);
+  o["exit_code"] = r.exit_code;
+  o["message"] = r.message;
+  o["predictions"] = r.predictions_path.empty() ? json::value(nullptr) : json::value(r.predictions_path);
+  o["provenance"] = r.provenance_path.empty() ? json::value(nullptr) : json::value(r.provenance_path);
+  o["total_seconds"] = static_cast<double>(static_cast<long long>(r.total_seconds * 1000 + 0.5)) / 1000;
+  o["usage"] = r.usage ? json::value(sandbox::to_json(*r.usage)) : json::value(nullptr);
+  std::cout << json::serialize(o) << std::endl;
+}
+
+const char* mark_of(check_status s) {
+  return s == check_status::pass ? "pass" : s == check_status::fail ? "FAIL" : "skip";
+}
+
+}  // namespace
+
+int run_doctor(const std::string& image_text, const cancellation& cancel) {
+  std::optional<sandbox::image_id> image;
+  if (!image_text.empty()) {
+    const auto parsed = sandbox::parse_image_id(image_text);
+    if (!parsed) plb::tool::fail(verdict::usage_error, "--runtime-image " + image_text + ": " + std::string(sandbox::message(parsed.error)));
+    image = parsed.id;
+  }
+  host_facts facts;
+  std::vector<check_result> checks;
+  if (check_state_dirs(true)) {
+    // No run directory can be made safely: report what the checks can say without one.
+    checks = inspect_host(docker_engine{}, std::nullopt, sandbox::SandboxLimits{}, runs_dir, &cancel, false, false, facts);
+  } else {
+    run_directory dir(new_run_id());
+    checks = inspect_host(docker_engine{}, image, sandbox::SandboxLimits{}, dir.docker_config_dir(), &cancel, false, true, facts);
+  }
+  cancel.check();
+  bool failed = false;
+  std::cout << std::left << std::setw(22) << "requirement" << std::setw(8) << "result" << "detail\n";
+  for (const auto& c : checks) {
+    failed |= c.status == check_status::fail;
+    std::cout << std::setw(22) << c.requirement << std::setw(8) << mark_of(c.status) << one_line(c.detail) << "\n";
+    if (!c.fix.empty()) std::cout << std::setw(30) << "" << "fix: " << one_line(c.fix) << "\n";
+  }
+  std::cout << (failed ? "the host is not ready to score submissions" : "the host is ready") << std::endl;
+  return failed ? sandbox::exit_code(verdict::host_refused) : 0;
+}
+
+int run_sweep(const cancellation& cancel) {
+  const auto swept = sweep_orphans(docker_engine{});
+  for (const auto& c : swept.removed_containers) std::cout << "removed container " << one_line(c) << "\n";
+  for (const auto& d : swept.removed_directories) std::cout << "removed directory " << d << "\n";
+  for (const auto& c : swept.not_ours)
+    std::cout << "not ours, left alone: container " << one_line(c)
+              << " (carries the run label, but plb-sandbox has no record of creating it)\n";
+  std::cout << swept.live_runs << " run(s) of a live plb-sandbox left alone" << std::endl;
+  cancel.check();
+  return 0;
+}
+
+int run_explain(const score_flags& flags, const cancellation& cancel) {
+  const auto lines = explain(check_score_flags(flags));
+  cancel.check();
+  for (const auto& line : lines) std::cout << one_line(line) << "\n";
+  return 0;
+}
+
+int run_sandbox_score(const score_flags& flags, bool json_summary, const sandbox::stop_source& stop) {
+  // The flags are checked here first, so a bad value is named by its flag; the runner checks the
+  // same rules again under its field names.
+  check_score_flags(flags);
+  sandbox::scoring_result result;
+  {
+    status_line status(::isatty(STDERR_FILENO) == 1);
+    sandbox::scoring_options options;
+    options.stop = &stop;
+    options.on_progress = [&status](const sandbox::scoring_progress& p) { status.show(p); };
+    result = sandbox::score(request_from_flags(flags), options);
+  }
+  if (json_summary) print_json(result);
+  if (result.stopped_by) {
+    std::cerr << "plb-sandbox: stopped by " << signal_name(result.stopped_by)
+              << "; any container and run directory were removed and nothing was published" << std::endl;
+    die_by(result.stopped_by);
+  }
+  if (!result) {
+    std::cerr << "plb-sandbox: " << sandbox::name(result.outcome) << ": " << result.message << std::endl;
+    return result.exit_code;
+  }
+  if (!json_summary)
+    std::cout << "predictions: " << result.predictions_path << "\nprovenance: " << result.provenance_path << std::endl;
+  return 0;
+}
+
+}  // namespace plb::tool
