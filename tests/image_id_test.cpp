@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <type_traits>
+
 #include <set>
 #include <string>
 
@@ -16,7 +18,17 @@ const std::string good = "sha256:" + hex64;
 TEST(ImageId, AcceptsExactlyALocalSha256Id) {
   const auto r = sb::parse_image_id(good);
   ASSERT_TRUE(r) << sb::message(r.error);
-  EXPECT_EQ(r.id.str(), good);
+  ASSERT_TRUE(r.id.has_value());
+  EXPECT_EQ(r.id->str(), good);
+}
+
+TEST(ImageId, OnlyTheParserMakesOne) {
+  // No constructor is public (not even a default one), and a default result is a failure.
+  static_assert(!std::is_default_constructible_v<sb::image_id>);
+  static_assert(!std::is_constructible_v<sb::image_id, std::string>);
+  const sb::image_id_result none;
+  EXPECT_FALSE(none);
+  EXPECT_FALSE(none.id.has_value());
 }
 
 struct Case {
@@ -34,7 +46,7 @@ TEST_P(ImageIdRejects, WithItsReasonAndOffset) {
   EXPECT_FALSE(r);
   EXPECT_EQ(r.error, c.error) << c.text << ": " << sb::message(r.error);
   EXPECT_EQ(r.offset, c.offset) << c.text;
-  EXPECT_TRUE(r.id.str().empty());
+  EXPECT_FALSE(r.id.has_value()) << "a failed parse hands out no ID";
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, ImageIdRejects, ::testing::Values(

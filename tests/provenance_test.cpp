@@ -29,7 +29,7 @@ TEST(Provenance, RendersEveryFieldAsJson) {
   ASSERT_EQ(text.back(), '\n');
   const auto v = boost::json::parse(text).as_object();
   EXPECT_EQ(v.at("model_sha256").as_string(), p.model_sha256.hex());
-  EXPECT_EQ(v.at("runtime_image").as_string(), p.runtime_image.str());
+  EXPECT_EQ(v.at("runtime_image").as_string(), p.runtime_image->str());
   EXPECT_EQ(v.at("runtime").at("name").as_string(), "runsc");
   EXPECT_EQ(v.at("runtime").at("release").as_string(), "20240729");
   EXPECT_EQ(v.at("runtime").at("platform").as_string(), "systrap");

@@ -1,7 +1,7 @@
 // Everything the plb-sandbox core offers, for vendors who want one include.
 #pragma once
 
-#include "plb/sandbox/container_spec.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
 #include "plb/sandbox/csv_reader.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "plb/sandbox/features_encoder.hpp"

@@ -15,8 +15,8 @@ int main() {
   sb::predictions_options po;
   po.expected_rows = table.rows();
   const auto parsed = sb::parse_predictions("{\"predictions\":[1,2]}", po, predictions);
-  sb::container_spec_builder b;
-  b.image(image.id).script("/srv/model.py").run_id("0123456789abcdef0123456789abcdef").owner("ab-cd:1:2");
+  sb::sandbox_policy_builder b;
+  b.image(*image.id).script("/srv/model.py").run_id("0123456789abcdef0123456789abcdef").owner("ab-cd:1:2");
   const auto spec = b.build();
   sb::provenance_record rec;
   rec.runtime_image = image.id;

@@ -5,7 +5,7 @@
 #include <boost/json.hpp>
 
 #include "failure.hpp"
-#include "plb/sandbox/container_spec.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
 
 namespace plb::tool {
 
@@ -64,7 +64,7 @@ bool remove_container(const docker_engine& engine, const std::string& name, std:
 std::vector<labelled_container> labelled_containers(const docker_engine& engine) {
   namespace json = boost::json;
   std::string problem;
-  const std::string filter = R"({"label":[")" + std::string(sandbox::spec_constants::run_label) + R"("]})";
+  const std::string filter = R"({"label":[")" + std::string(sandbox::policy_constants::run_label) + R"("]})";
   std::string encoded;
   for (const char ch : filter) {
     const auto c = static_cast<unsigned char>(ch);
@@ -90,7 +90,7 @@ std::vector<labelled_container> labelled_containers(const docker_engine& engine)
     lc.name = std::string(ns->get_array()[0].get_string());
     if (!lc.name.empty() && lc.name.front() == '/') lc.name.erase(0, 1);
     if (const json::value* labels = c.get_object().if_contains("Labels"); labels && labels->is_object()) {
-      const json::value* r = labels->get_object().if_contains(sandbox::spec_constants::run_label);
+      const json::value* r = labels->get_object().if_contains(sandbox::policy_constants::run_label);
       if (r && r->is_string()) lc.run_label = std::string(r->get_string());
     }
     found.push_back(std::move(lc));

@@ -20,6 +20,7 @@
 #include "cancellation.hpp"
 #include "cgroup_monitor.hpp"
 #include "docker_engine.hpp"
+#include "plb/sandbox/limits.hpp"
 #include "reaper.hpp"
 
 namespace plb::tool {
@@ -27,11 +28,11 @@ namespace plb::tool {
 inline constexpr const char* docker_binary = "/usr/bin/docker";
 
 struct docker_run_request {
-  std::vector<std::string> arguments;  // from the container spec: "run", ...
+  std::vector<std::string> arguments;  // from the sandbox policy: "run", ...
   std::string container_name;
   std::string_view stdin_data;
-  std::chrono::milliseconds wall{30'000};
-  std::size_t output_cap_bytes = 4u << 20;
+  std::chrono::milliseconds wall{std::chrono::seconds(sandbox::SandboxLimits{}.wall_seconds)};
+  std::size_t output_cap_bytes = sandbox::bytes(sandbox::SandboxLimits{}.output_mib);
   std::vector<std::string> environment;  // "NAME=value", the client's whole environment
   std::function<void(const sandbox::scoring_progress&)> on_progress;  // every 200 ms; may be empty
   const cancellation* cancel = nullptr;  // polled while the container runs

@@ -17,7 +17,7 @@
 #include "failure.hpp"
 #include "file_io.hpp"
 #include "owner.hpp"
-#include "plb/sandbox/container_spec.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "run_id.hpp"
 #include "state_dirs.hpp"
@@ -146,14 +146,14 @@ std::optional<refusal> run_probe(const docker_engine& engine, const daemon_info&
                                  const sandbox::SandboxLimits& limits, const std::string& work_dir,
                                  const cancellation* cancel, const std::string& host_kernel, std::string& release) {
   const std::string run_id = new_run_id();
-  sandbox::container_spec_builder b;
+  sandbox::sandbox_policy_builder b;
   b.image(image).run_id(run_id).owner(self_owner()).limits(limits);
   const auto spec = b.build_probe();
   if (!spec) fail(verdict::internal_error, "probe spec: " + std::string(sandbox::message(spec.error)));
 
-  container_run container(engine, spec.spec.container_name());
+  container_run container(engine, spec.spec->container_name());
   docker_run_request req;
-  req.arguments = spec.spec.docker_probe_arguments();
+  req.arguments = spec.spec->docker_probe_arguments();
   req.wall = std::chrono::seconds(60);
   req.output_cap_bytes = 4096;
   req.environment = docker_client_environment(work_dir);
@@ -282,7 +282,7 @@ std::vector<check_result> inspect_host(const docker_engine& engine, const std::o
     detail = "linux, cgroup v" + info.cgroup_version + " (" + info.cgroup_driver + ")";
     return std::nullopt;
   });
-  const auto rt = info.runtimes.find(std::string(sandbox::spec_constants::runtime));
+  const auto rt = info.runtimes.find(std::string(sandbox::policy_constants::runtime));
   const bool runsc_ok = c.run("runsc registered", [&](std::string& detail) -> std::optional<refusal> {
     if (rt == info.runtimes.end())
       return refusal{"the daemon has no runsc runtime",

@@ -20,22 +20,16 @@ field_names api_field_names() noexcept {
 }
 
 score_request check_request(const sandbox::scoring_request& in, const field_names& names) {
-  score_request r;
-  const std::string name_of_model = names.model;
-  if (in.model_path.empty()) fail(verdict::usage_error, name_of_model + " is empty");
-  r.model = in.model_path;
+  if (in.model_path.empty()) fail(verdict::usage_error, std::string(names.model) + " is empty");
   const auto digest = sandbox::parse_sha256_hex(in.model_sha256);
   if (!digest)
     fail(verdict::usage_error, std::string(names.model_sha256) + ": " + std::string(sandbox::message(digest.error)) +
                                    " at character " + std::to_string(digest.offset + 1) +
                                    " (expected 64 hex digits, as sha256sum prints)");
-  r.model_sha256 = digest.digest;
   const auto image = sandbox::parse_image_id(in.runtime_image);
   if (!image)
     fail(verdict::usage_error,
          std::string(names.runtime_image) + " " + in.runtime_image + ": " + std::string(sandbox::message(image.error)));
-  r.image = image.id;
-  r.data = in.data_path;
   if (in.features.empty()) fail(verdict::usage_error, std::string(names.feature) + ": at least one feature column is needed");
   std::set<std::string> seen;
   for (const auto& feature : in.features) {
@@ -43,23 +37,19 @@ score_request check_request(const sandbox::scoring_request& in, const field_name
     if (!seen.insert(feature).second)
       fail(verdict::usage_error, std::string(names.feature) + " " + feature + ": given more than once");
   }
-  r.features = in.features;
   if (!in.id_column.empty() && seen.count(in.id_column))
     fail(verdict::usage_error, std::string(names.id_column) + " " + in.id_column + ": also given as a feature");
-  r.id_column = in.id_column;
-  r.task = in.task;
   // The same validate() the core's builder applies: a caller's limits are bounded the same way.
   if (const auto v = sandbox::validate(in.limits)) {
     const auto& i = sandbox::info(v->field);
     fail(verdict::usage_error, names.limit(v->field) + " = " + std::to_string(v->value) + " " + std::string(i.unit) +
                                    ": outside its bounds (" + std::to_string(i.min) + " to " + std::to_string(i.max) + ")");
   }
-  r.limits = in.limits;
-  r.output = in.output_path;
-  r.provenance = provenance_path_for(in.output_path);
-  check_fresh_output(r.output, names.output);
-  check_fresh_output(r.provenance, names.provenance);
-  return r;
+  const std::string provenance = provenance_path_for(in.output_path);
+  check_fresh_output(in.output_path, names.output);
+  check_fresh_output(provenance, names.provenance);
+  return score_request{in.model_path, digest.digest, *image.id,    in.data_path, in.features,
+                       in.id_column,  in.task,       in.limits,    in.output_path, provenance};
 }
 
 }  // namespace plb::tool

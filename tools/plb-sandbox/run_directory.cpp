@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "failure.hpp"
-#include "plb/sandbox/container_spec.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
 
 namespace plb::tool {
 
@@ -39,7 +39,7 @@ run_directory::~run_directory() {
 }
 
 bool is_run_id(const std::string& s) noexcept {
-  if (s.size() != sandbox::spec_constants::run_id_digits) return false;
+  if (s.size() != sandbox::policy_constants::run_id_digits) return false;
   for (char c : s)
     if (!sandbox::detail::is_lower_hex(c)) return false;
   return true;

@@ -8,7 +8,7 @@
 #include "failure.hpp"
 #include "output_files.hpp"
 #include "owner.hpp"
-#include "plb/sandbox/container_spec.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
 #include "plb/sandbox/features_encoder.hpp"
 #include "plb/sandbox/predictions_parser.hpp"
 #include "preflight.hpp"
@@ -66,12 +66,12 @@ void judge(const completed_run& done, const sandbox::SandboxLimits& limits) {
   }
 }
 
-sandbox::container_spec build_spec(const score_request& request, const std::string& script_path, const std::string& run_id) {
-  sandbox::container_spec_builder builder;
+sandbox::sandbox_policy build_spec(const score_request& request, const std::string& script_path, const std::string& run_id) {
+  sandbox::sandbox_policy_builder builder;
   builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
   auto spec = builder.build();
-  if (!spec) fail(verdict::internal_error, "container spec: " + std::string(sandbox::message(spec.error)));
-  return std::move(spec.spec);
+  if (!spec) fail(verdict::internal_error, "sandbox policy: " + std::string(sandbox::message(spec.error)));
+  return std::move(*spec.spec);
 }
 
 sandbox::sandbox_usage usage_of(const docker_run_outcome& out) {
@@ -118,7 +118,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   sweep_orphans(engine);
   cancel.check();
   // The reaper is forked now, while the process is small, and watches the name from here on.
-  container_run container(engine, std::string(sandbox::spec_constants::name_prefix) + run_id);
+  container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id);
 
   const prepared_inputs in = prepare_inputs(request, &cancel);
   cancel.check();
@@ -161,7 +161,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   rec.tool_version = PLB_SANDBOX_VERSION;
   rec.model_sha256 = snapshot.digest;
   rec.runtime_image = request.image;
-  rec.runtime_name = std::string(sandbox::spec_constants::runtime);
+  rec.runtime_name = std::string(sandbox::policy_constants::runtime);
   rec.runtime_version = host.runtime_version;
   rec.runtime_release = host.runtime_release;
   rec.runtime_platform = host.runtime_platform;
@@ -211,7 +211,7 @@ std::vector<std::string> explain(const score_request& request) {
   }
   lines.push_back("  pids_limit = " + std::to_string(sandbox::pids_limit(request.limits)) + " host tasks");
 
-  const std::string example_run = std::string(sandbox::spec_constants::run_id_digits, '0');
+  const std::string example_run = std::string(sandbox::policy_constants::run_id_digits, '0');
   const auto spec = build_spec(request, std::string(runs_dir) + "/" + example_run + "/" + snapshot_file_name, example_run);
   lines.push_back("docker argv (each run gets a fresh run ID in place of the zeros):");
   lines.push_back(std::string("  ") + docker_binary);

@@ -6,13 +6,13 @@
 #include <filesystem>
 
 #include "container_cleanup.hpp"
-#include "plb/sandbox/container_spec.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
 #include "run_directory.hpp"
 
 namespace plb::tool {
 
 std::string run_id_of(const std::string& container_name, const std::string& run_label) {
-  const std::string_view prefix = sandbox::spec_constants::name_prefix;
+  const std::string_view prefix = sandbox::policy_constants::name_prefix;
   if (!container_name.starts_with(prefix)) return {};
   const std::string id = container_name.substr(prefix.size());
   return is_run_id(id) && run_label == id ? id : std::string{};

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "plb/sandbox/detail/decimal.hpp"
+#include "plb/sandbox/limits.hpp"
 
 namespace plb::sandbox {
 
@@ -80,7 +81,7 @@ constexpr std::string_view message(csv_error e) noexcept {
 }
 
 struct csv_options {
-  std::size_t max_values = 1'000'000;        // SandboxLimits::input_values
+  std::size_t max_values = SandboxLimits{}.input_values;  // the limits' default, not a copy of it
   std::size_t max_cell_bytes = 4096;         // any selected cell; decimal numbers are far shorter
   std::size_t max_header_bytes = 1 << 20;    // column names together, each with 32 bytes of overhead
   std::size_t max_id_bytes = 64u << 20;      // the ID column's cells together

@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "plb/sandbox/limits.hpp"
+
 namespace plb::sandbox {
 
 enum class encode_error : std::uint8_t {
@@ -41,7 +43,7 @@ constexpr std::string_view message(encode_error e) noexcept {
 }
 
 struct encode_options {
-  std::size_t max_bytes = 64u << 20;   // SandboxLimits::input_json_mib
+  std::size_t max_bytes = bytes(SandboxLimits{}.input_json_mib);  // the limits' default
   std::size_t chunk_bytes = 64u << 10; // clamped to [min_chunk_bytes, 64 KiB]
   static constexpr std::size_t min_chunk_bytes = 64;  // room for the longest number and its comma
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,22 +45,24 @@ constexpr std::string_view message(image_id_error e) noexcept {
   return "unknown error";
 }
 
-// A validated ID. Only parse_image_id makes one, so holding an image_id proves its syntax.
+// A validated ID. Only parse_image_id makes one (there is no other constructor, not even a
+// default one), so holding an image_id proves its syntax.
 class image_id {
  public:
   const std::string& str() const noexcept { return text_; }
   friend bool operator==(const image_id&, const image_id&) = default;
 
  private:
-  friend struct image_id_result;
   friend struct image_id_parser;
+  explicit image_id(std::string_view text) : text_(text) {}  // 71 bytes: may allocate
   std::string text_;
 };
 
+// A default-constructed result is a failure: nothing but the parser hands out an ID.
 struct image_id_result {
-  image_id id;
-  image_id_error error = image_id_error::ok;
-  std::size_t offset = 0;  // byte where the text went wrong
+  std::optional<image_id> id;  // set exactly when error is ok
+  image_id_error error = image_id_error::empty;
+  std::size_t offset = 0;      // byte where the text went wrong
   explicit operator bool() const noexcept { return error == image_id_error::ok; }
 };
 
@@ -105,7 +108,8 @@ struct image_id_parser {
     if (hex.size() < digits) return fail(E::short_id, s.size());
     if (hex.size() > digits) return fail(E::too_long, prefix.size() + digits);
     image_id_result r;
-    r.id.text_.assign(s);  // 71 bytes: fits no small-string buffer, so this may allocate
+    r.id.emplace(image_id(s));
+    r.error = E::ok;
     return r;
   }
 

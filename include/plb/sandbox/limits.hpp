@@ -86,6 +86,13 @@ inline constexpr std::array<limit_info, 12> limit_table{{
      "the snapshot is read into host memory once"},
 }};
 
+// info() indexes the table by field: the rows must stay in the enum's order, checked at compile time.
+static_assert([] {
+  for (std::size_t i = 0; i < limit_table.size(); ++i)
+    if (static_cast<std::size_t>(limit_table[i].field) != i) return false;
+  return true;
+}(), "limit_table rows must follow limit_field's order");
+
 constexpr const limit_info& info(limit_field f) noexcept {
   return limit_table[static_cast<std::size_t>(f)];
 }

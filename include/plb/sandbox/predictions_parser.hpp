@@ -19,6 +19,7 @@
 #include <boost/json/basic_parser_impl.hpp>
 
 #include "plb/sandbox/detail/decimal.hpp"
+#include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/task_type.hpp"
 
 namespace plb::sandbox {
@@ -86,7 +87,7 @@ constexpr std::string_view message(predictions_error e) noexcept {
 struct predictions_options {
   task_type task = task_type::regression;
   std::size_t expected_rows = 0;
-  std::size_t max_bytes = 4u << 20;  // SandboxLimits::output_mib
+  std::size_t max_bytes = bytes(SandboxLimits{}.output_mib);  // the limits' default
 };
 
 struct predictions_result {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,7 @@ struct sandbox_usage {
 struct provenance_record {
   std::string tool_version;
   sha256_digest model_sha256;
-  image_id runtime_image;
+  std::optional<image_id> runtime_image;  // null in the JSON until set
   std::string runtime_name;     // the Docker runtime, "runsc"
   std::string runtime_version;  // as the runtime binary reports it
   std::string runtime_release;  // gVisor's release date, "20240729"
@@ -72,7 +73,7 @@ inline boost::json::object to_json(const provenance_record& p) {
   o["privacy"] = "local-only: do not publish or return to the model submitter";
   o["tool_version"] = p.tool_version;
   o["model_sha256"] = p.model_sha256.hex();
-  o["runtime_image"] = p.runtime_image.str();
+  o["runtime_image"] = p.runtime_image ? boost::json::value(p.runtime_image->str()) : boost::json::value(nullptr);
   o["runtime"] = {{"name", p.runtime_name},
                   {"version", p.runtime_version},
                   {"release", p.runtime_release},

@@ -47,6 +47,17 @@ inline constexpr std::array<verdict_info, 12> verdict_table{{
     {verdict::internal_error, 70, "internal_error", "an unexpected failure in the tool"},
 }};
 
+// info() indexes the table by verdict: the rows must stay in the enum's order, and each exit code
+// must be distinct, checked at compile time.
+static_assert([] {
+  for (std::size_t i = 0; i < verdict_table.size(); ++i) {
+    if (static_cast<std::size_t>(verdict_table[i].v) != i) return false;
+    for (std::size_t j = 0; j < i; ++j)
+      if (verdict_table[j].exit_code == verdict_table[i].exit_code) return false;
+  }
+  return true;
+}(), "verdict_table rows must follow verdict's order, with distinct exit codes");
+
 constexpr const verdict_info& info(verdict v) noexcept {
   return verdict_table[static_cast<std::size_t>(v)];
 }

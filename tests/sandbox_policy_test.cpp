@@ -1,4 +1,4 @@
-#include "plb/sandbox/container_spec.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace sb = plb::sandbox;
-using E = sb::spec_error;
+using E = sb::policy_error;
 
 namespace {
 const std::string kImage = "sha256:88bf3be576309ae11d44e8e77e1338c82473d5fd6687c54e801170e8a900e870";
@@ -16,9 +16,9 @@ const std::string kRun = "0123456789abcdef0123456789abcdef";
 const std::string kScript = "/var/lib/plb-sandbox/runs/abc/model.py";
 const std::string kOwner = "0f2e3d4c-5b6a-4789-8abc-def012345678:4242:99887766";
 
-sb::container_spec_builder base() {
-  sb::container_spec_builder b;
-  b.image(sb::parse_image_id(kImage).id).script(kScript).run_id(kRun).owner(kOwner);
+sb::sandbox_policy_builder base() {
+  sb::sandbox_policy_builder b;
+  b.image(*sb::parse_image_id(kImage).id).script(kScript).run_id(kRun).owner(kOwner);
   return b;
 }
 }  // namespace
@@ -60,17 +60,17 @@ TEST(ContainerSpec, DefaultArgvInFull) {
       "-B",
       "/sandbox/model.py",
   };
-  EXPECT_EQ(r.spec.docker_run_arguments(), want);
-  EXPECT_EQ(r.spec.container_name(), "plb-sandbox-" + kRun);
+  EXPECT_EQ(r.spec->docker_run_arguments(), want);
+  EXPECT_EQ(r.spec->container_name(), "plb-sandbox-" + kRun);
 }
 
 TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
   for (bool upper : {false, true}) {
     sb::SandboxLimits l;
     for (const auto& i : sb::limit_table) l.*(i.member) = upper ? i.max : i.min;
-    const auto r = base().limits(l).user(upper ? sb::spec_constants::max_id : 1, upper ? sb::spec_constants::max_id : 1).build();
+    const auto r = base().limits(l).user(upper ? sb::policy_constants::max_id : 1, upper ? sb::policy_constants::max_id : 1).build();
     ASSERT_TRUE(r) << sb::message(r.error);
-    const auto argv = r.spec.docker_run_arguments();
+    const auto argv = r.spec->docker_run_arguments();
     auto has = [&](const std::string& a) { return std::find(argv.begin(), argv.end(), a) != argv.end(); };
     if (upper) {
       EXPECT_TRUE(has("--memory=65536m"));
@@ -104,16 +104,16 @@ TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
 }
 
 TEST(ContainerSpec, CpusRendering) {
-  EXPECT_EQ(sb::container_spec::cpus(1000), "1");
-  EXPECT_EQ(sb::container_spec::cpus(1500), "1.5");
-  EXPECT_EQ(sb::container_spec::cpus(250), "0.25");
-  EXPECT_EQ(sb::container_spec::cpus(2005), "2.005");
-  EXPECT_EQ(sb::container_spec::cpus(100), "0.1");
+  EXPECT_EQ(sb::sandbox_policy::cpus(1000), "1");
+  EXPECT_EQ(sb::sandbox_policy::cpus(1500), "1.5");
+  EXPECT_EQ(sb::sandbox_policy::cpus(250), "0.25");
+  EXPECT_EQ(sb::sandbox_policy::cpus(2005), "2.005");
+  EXPECT_EQ(sb::sandbox_policy::cpus(100), "0.1");
 }
 
 struct Bad {
   std::string name;
-  std::function<void(sb::container_spec_builder&)> apply;
+  std::function<void(sb::sandbox_policy_builder&)> apply;
   E error;
 };
 void PrintTo(const Bad& c, std::ostream* os) { *os << ::testing::PrintToString(std::string(c.name)); }
@@ -124,7 +124,7 @@ TEST_P(SpecRejects, AtBuildTime) {
   GetParam().apply(b);
   const auto r = b.build();
   EXPECT_EQ(r.error, GetParam().error) << sb::message(r.error);
-  EXPECT_TRUE(r.spec.run_id().empty()) << "a failed build hands out no spec";
+  EXPECT_FALSE(r.spec.has_value()) << "a failed build hands out no policy";
 }
 std::string PrintBad(const ::testing::TestParamInfo<Bad>& i) { return i.param.name; }
 
@@ -151,16 +151,16 @@ INSTANTIATE_TEST_SUITE_P(Table, SpecRejects, ::testing::Values(
     PrintBad);
 
 TEST(ContainerSpec, MissingPartsAreReported) {
-  sb::container_spec_builder none;
+  sb::sandbox_policy_builder none;
   EXPECT_EQ(none.build().error, E::missing_image);
-  sb::container_spec_builder no_script;
-  no_script.image(sb::parse_image_id(kImage).id).run_id(kRun);
+  sb::sandbox_policy_builder no_script;
+  no_script.image(*sb::parse_image_id(kImage).id).run_id(kRun);
   EXPECT_EQ(no_script.build().error, E::missing_script);
-  sb::container_spec_builder no_run;
-  no_run.image(sb::parse_image_id(kImage).id).script(kScript);
+  sb::sandbox_policy_builder no_run;
+  no_run.image(*sb::parse_image_id(kImage).id).script(kScript);
   EXPECT_EQ(no_run.build().error, E::missing_run_id);
-  sb::container_spec_builder no_owner;
-  no_owner.image(sb::parse_image_id(kImage).id).script(kScript).run_id(kRun);
+  sb::sandbox_policy_builder no_owner;
+  no_owner.image(*sb::parse_image_id(kImage).id).script(kScript).run_id(kRun);
   EXPECT_EQ(no_owner.build().error, E::missing_owner);
 }
 
@@ -174,18 +174,18 @@ TEST(ContainerSpec, LimitViolationNamesTheField) {
 }
 
 TEST(ContainerSpec, ProbeHasEveryControlButNoMount) {
-  sb::container_spec_builder b;
-  b.image(sb::parse_image_id(kImage).id).run_id(kRun).owner(kOwner);
+  sb::sandbox_policy_builder b;
+  b.image(*sb::parse_image_id(kImage).id).run_id(kRun).owner(kOwner);
   EXPECT_EQ(b.build().error, E::missing_script);
   const auto r = b.build_probe();
   ASSERT_TRUE(r) << sb::message(r.error);
-  auto probe = r.spec.docker_probe_arguments();
-  auto full = base().build().spec.docker_run_arguments();
+  auto probe = r.spec->docker_probe_arguments();
+  auto full = base().build().spec->docker_run_arguments();
   // The probe is the scoring argv minus the mount, with -c CODE in place of the script.
   full.erase(std::remove_if(full.begin(), full.end(), [](const std::string& a) { return a.starts_with("--mount="); }),
              full.end());
   full.pop_back();
   full.push_back("-c");
-  full.push_back(std::string(sb::spec_constants::probe_code));
+  full.push_back(std::string(sb::policy_constants::probe_code));
   EXPECT_EQ(probe, full);
 }
