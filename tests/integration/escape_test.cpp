@@ -18,6 +18,7 @@
 
 #include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/verdict.hpp"
+#include "engine_transport.hpp"
 #include "sandbox_fixture.hpp"
 
 namespace plb::test {
@@ -224,7 +225,7 @@ class canary_server {
 
 std::string docker_gateway() {
   std::string problem;
-  const tool::docker_engine engine;
+  const tool::engine_transport engine;  // a raw answer: the tool has no call for networks
   auto reply = engine.get("/networks/bridge", problem);
   for (int i = 0; i < 10 && (!reply || reply->status != 200); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -355,9 +356,7 @@ contained()
 TEST_F(Escape, EnvironmentImageVariablesAreInvisible) {
   // A derived image with ENV baked in: the entrypoint's `env -i` must drop it.
   const tool::docker_engine engine;
-  std::string problem;
   const std::string tmp = "plb-sandbox-envimage-" + std::to_string(::getpid());
-  auto created = engine.get("/containers/" + tmp + "/json", problem);
   ASSERT_EQ(std::system(("docker create --name " + tmp + " " + image_ + " /bin/true >/dev/null").c_str()), 0);
   const std::string change = "ENV IMAGE_SECRET=hunter3-image-secret";
   FILE* p = ::popen(("docker commit --change '" + change + "' " + tmp + " 2>/dev/null").c_str(), "r");
@@ -522,8 +521,9 @@ TEST_F(Escape, InspectShowsEveryControl) {
   }
   ASSERT_FALSE(name.empty()) << "no container appeared";
   std::string problem, body;
+  const tool::engine_transport raw;  // the whole inspection, not the tool's summary of it
   for (int i = 0; i < 50; ++i) {
-    auto reply = engine.get("/containers/" + name + "/json", problem);
+    auto reply = raw.get("/containers/" + name + "/json", problem);
     ASSERT_TRUE(reply) << problem;
     body = reply->body;
     if (boost::json::parse(body).at("State").at("Running").as_bool()) break;

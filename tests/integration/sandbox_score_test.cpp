@@ -98,10 +98,24 @@ TEST_F(SandboxScore, ExplainPrintsTheArgvAndRunsNothing) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* want : {"nothing was run", "1 rows x 2 features", "wall_seconds = 7 s", "memory_mib = 256 MiB",
                            "    --runtime=runsc", "    --memory=256m", "    --memory-swap=256m", "    --network=none",
-                           "    /sandbox/model.py", "ok   runsc is gVisor", "pids_limit = 192 host tasks",
-                           "    --pids-limit=192", "ok   runsc release: 20240729 on systrap"})
+                           "    /sandbox/model.py", "runsc is gVisor       pass", "pids_limit = 192 host tasks",
+                           "    --pids-limit=192", "runsc release         pass    20240729 on systrap"})
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   EXPECT_FALSE(exists(path("o.csv")));
+  // The same as one JSON object, for scripts: the argv is a list, not text to scrape.
+  auto json_args = args;
+  json_args.push_back("--json");
+  const auto j = run(json_args);
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const auto e = boost::json::parse(j.out).as_object();
+  const auto& argv = e.at("docker_argv").as_array();
+  EXPECT_EQ(argv.at(0).as_string(), "/usr/bin/docker");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), boost::json::value("--pids-limit=192")), argv.end());
+  EXPECT_EQ(e.at("limits").at("wall_seconds").to_number<int>(), 7);
+  bool release_passed = false;
+  for (const auto& c : e.at("host").as_array())
+    release_passed |= c.at("requirement") == "runsc release" && c.at("status") == "pass";
+  EXPECT_TRUE(release_passed) << j.out;
   // Explain validates like a run: a bad digest is the same input refusal.
   args[4] = std::string(64, 'a');
   EXPECT_EQ(run(args).exit_code, code(verdict::input_refused));

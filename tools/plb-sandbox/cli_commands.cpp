@@ -3,13 +3,13 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <iomanip>
 #include <iostream>
 
 #include <boost/json.hpp>
 
 #include "cli_signals.hpp"
 #include "docker_engine.hpp"
+#include "explain.hpp"
 #include "failure.hpp"
 #include "one_line.hpp"
 #include "preflight.hpp"
@@ -60,10 +60,6 @@ void print_json(const sandbox::scoring_result& r) {
   std::cout << json::serialize(o) << std::endl;
 }
 
-const char* mark_of(check_status s) {
-  return s == check_status::pass ? "pass" : s == check_status::fail ? "FAIL" : "skip";
-}
-
 }  // namespace
 
 int run_doctor(const std::string& image_text, const cancellation& cancel) {
@@ -75,21 +71,18 @@ int run_doctor(const std::string& image_text, const cancellation& cancel) {
   }
   host_facts facts;
   std::vector<check_result> checks;
+  const sandbox::SandboxLimits defaults;
   if (check_state_dirs(true)) {
-    // No run directory can be made safely: report what the checks can say without one.
-    checks = inspect_host(docker_engine{}, std::nullopt, sandbox::SandboxLimits{}, runs_dir, &cancel, false, false, facts);
+    // No run directory can be made safely: report what the checks can say without one (no probe).
+    checks = inspect_host({docker_engine{}, std::nullopt, defaults, runs_dir, &cancel, inspect_mode::doctor}, facts);
   } else {
     run_directory dir(new_run_id());
-    checks = inspect_host(docker_engine{}, image, sandbox::SandboxLimits{}, dir.docker_config_dir(), &cancel, false, true, facts);
+    checks = inspect_host({docker_engine{}, image, defaults, dir.docker_config_dir(), &cancel, inspect_mode::doctor}, facts);
   }
   cancel.check();
   bool failed = false;
-  std::cout << std::left << std::setw(22) << "requirement" << std::setw(8) << "result" << "detail\n";
-  for (const auto& c : checks) {
-    failed |= c.status == check_status::fail;
-    std::cout << std::setw(22) << c.requirement << std::setw(8) << mark_of(c.status) << one_line(c.detail) << "\n";
-    if (!c.fix.empty()) std::cout << std::setw(30) << "" << "fix: " << one_line(c.fix) << "\n";
-  }
+  for (const auto& c : checks) failed |= c.status == check_status::fail;
+  for (const auto& line : render_checks(checks)) std::cout << one_line(line) << "\n";
   std::cout << (failed ? "the host is not ready to score submissions" : "the host is ready") << std::endl;
   return failed ? sandbox::exit_code(verdict::host_refused) : 0;
 }
@@ -106,10 +99,14 @@ int run_sweep(const cancellation& cancel) {
   return 0;
 }
 
-int run_explain(const score_flags& flags, const cancellation& cancel) {
-  const auto lines = explain(check_score_flags(flags));
+int run_explain(const score_flags& flags, bool json, const cancellation& cancel) {
+  const explanation e = explain(check_score_flags(flags));
   cancel.check();
-  for (const auto& line : lines) std::cout << one_line(line) << "\n";
+  if (json) {
+    std::cout << boost::json::serialize(explanation_json(e)) << std::endl;
+    return 0;
+  }
+  for (const auto& line : explanation_lines(e)) std::cout << one_line(line) << "\n";
   return 0;
 }
 

@@ -12,7 +12,7 @@ namespace plb::tool {
 
 int run_doctor(const std::string& image_text, const cancellation& cancel);
 int run_sweep(const cancellation& cancel);
-int run_explain(const score_flags& flags, const cancellation& cancel);
+int run_explain(const score_flags& flags, bool json, const cancellation& cancel);  // json: one object on stdout
 
 // sandbox-score through the runner: the status line on a terminal, one line or --json at the end.
 int run_sandbox_score(const score_flags& flags, bool json_summary, const sandbox::stop_source& stop);

@@ -1,14 +1,15 @@
-// Inspecting and removing the one container a run created, by its unique name. Removal is
-// confirmed by the daemon no longer knowing the name, under its own deadline: a removal that
-// cannot be confirmed is a cleanup failure, never a silent leak.
+// Waiting for the daemon, inspecting and removing the one container a run created, by its unique
+// name, as failures the run can report. Removal is confirmed by the daemon no longer knowing the
+// name, under its own deadline: a removal that cannot be confirmed is a cleanup failure, never a
+// silent leak.
 #pragma once
 
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "docker_engine.hpp"
-#include "engine_json.hpp"
 
 namespace plb::tool {
 
@@ -17,7 +18,7 @@ namespace plb::tool {
 void await_daemon(const docker_engine& engine, const std::string& container,
                   std::chrono::seconds deadline = std::chrono::seconds(60));
 
-// nullopt when the daemon does not know the container.
+// nullopt when the daemon does not know the container. Throws failure(cleanup_failed).
 std::optional<container_state> inspect_container(const docker_engine& engine, const std::string& name);
 
 // Throws failure(cleanup_failed) when the container still exists at the deadline. Returns whether
@@ -25,12 +26,7 @@ std::optional<container_state> inspect_container(const docker_engine& engine, co
 bool remove_container(const docker_engine& engine, const std::string& name,
                       std::chrono::seconds deadline = std::chrono::seconds(30));
 
-struct labelled_container {
-  std::string name;
-  std::string run_label;  // the run label's value; empty if missing
-};
-
-// Every container carrying the tool's run label, running or not.
+// Every container carrying the tool's run label, running or not. Throws failure(cleanup_failed).
 std::vector<labelled_container> labelled_containers(const docker_engine& engine);
 
 }  // namespace plb::tool

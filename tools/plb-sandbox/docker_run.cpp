@@ -19,7 +19,7 @@
 #include <boost/asio.hpp>
 #include <boost/process/v2.hpp>
 
-#include "engine_json.hpp"
+#include "container_killer.hpp"
 #include "failure.hpp"
 
 namespace plb::tool {
@@ -47,50 +47,6 @@ struct child_setup {
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     return {};
   }
-};
-
-// Kills the container by name from its own thread, again every 250 ms until stopped: the kill
-// call can take as long as the container takes to die, and the container cannot die while its
-// output is not drained, so the draining thread must never wait on it. Repeating covers a kill
-// that came before the daemon had created the container (the client would start it anyway).
-class container_killer {
- public:
-  container_killer(const docker_engine& e, std::string name) : engine_(e), name_(std::move(name)) {}
-  ~container_killer() { stop(); }
-
-  void request() {
-    std::lock_guard lock(mutex_);
-    if (thread_.joinable() || stopped_) return;
-    thread_ = std::thread([this] { loop(); });
-  }
-
-  void stop() {
-    {
-      std::lock_guard lock(mutex_);
-      stopped_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  void loop() {
-    std::unique_lock lock(mutex_);
-    while (!stopped_) {
-      lock.unlock();
-      std::string problem;
-      engine_.post("/containers/" + name_ + "/kill?signal=KILL", problem);
-      lock.lock();
-      wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stopped_; });
-    }
-  }
-
-  const docker_engine& engine_;
-  std::string name_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopped_ = false;
-  std::thread thread_;
 };
 
 class watchdog_run {
@@ -195,17 +151,13 @@ class watchdog_run {
       outcome_.interrupted_by = request_.cancel->signal();
       kill_container();
     }
-    std::string problem;
     if (!monitor_.attached()) {
-      if (auto reply = sampling_engine_.get("/containers/" + request_.container_name + "/json", problem);
-          reply && reply->status == 200) {
-        if (auto st = parse_container_inspect(reply->body, problem)) {
-          outcome_.container_id = st->id;
-          monitor_.attach(st->id);
-        }
+      if (const auto st = sampling_engine_.inspect_container(request_.container_name); st && *st) {
+        outcome_.container_id = (*st)->id;
+        monitor_.attach((*st)->id);
       }
     }
-    if (++samples_ % 5 == 0 && !sampling_engine_.get("/_ping", problem)) outcome_.daemon_lost = true;
+    if (++samples_ % 5 == 0 && !sampling_engine_.ping()) outcome_.daemon_lost = true;
     monitor_.sample();
     report_progress();
     sampler_.expires_after(std::chrono::milliseconds(100));

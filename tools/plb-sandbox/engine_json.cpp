@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include "plb/sandbox/sandbox_policy.hpp"
+
 namespace plb::tool {
 namespace {
 
@@ -10,7 +12,8 @@ namespace json = boost::json;
 // Engine answers are small; a reply past this is not a daemon talking.
 constexpr std::size_t max_reply_bytes = 4u << 20;
 
-std::optional<json::object> parse_object(std::string_view text, std::string& problem) {
+// Every answer goes through here: bounded in size and nesting before Boost.JSON builds anything.
+std::optional<json::value> parse_bounded(std::string_view text, std::string& problem) {
   if (text.size() > max_reply_bytes) {
     problem = "reply larger than 4 MiB";
     return std::nullopt;
@@ -23,11 +26,17 @@ std::optional<json::object> parse_object(std::string_view text, std::string& pro
     problem = "reply is not valid JSON";
     return std::nullopt;
   }
-  if (!v.is_object()) {
+  return v;
+}
+
+std::optional<json::object> parse_object(std::string_view text, std::string& problem) {
+  auto v = parse_bounded(text, problem);
+  if (!v) return std::nullopt;
+  if (!v->is_object()) {
     problem = "reply is not a JSON object";
     return std::nullopt;
   }
-  return std::move(v.as_object());
+  return std::move(v->as_object());
 }
 
 const json::string* string_field(const json::object& o, std::string_view key) {
@@ -124,6 +133,39 @@ std::optional<container_state> parse_container_inspect(std::string_view text, st
   if (const auto* v = string_field(s, "FinishedAt")) c.finished_at.assign(v->data(), v->size());
   if (const auto* v = string_field(s, "Error")) c.error.assign(v->data(), v->size());
   return c;
+} catch (const std::exception&) {
+  problem = "out of memory reading the reply";
+  return std::nullopt;
+}
+
+std::optional<std::vector<labelled_container>> parse_container_list(std::string_view text, std::string& problem) noexcept try {
+  auto v = parse_bounded(text, problem);
+  if (!v) return std::nullopt;
+  if (!v->is_array()) {
+    problem = "reply is not a JSON array";
+    return std::nullopt;
+  }
+  std::vector<labelled_container> found;
+  for (const json::value& c : v->get_array()) {
+    if (!c.is_object()) {
+      problem = "a listed container is not an object";
+      return std::nullopt;
+    }
+    const json::value* names = c.get_object().if_contains("Names");
+    if (!names || !names->is_array() || names->get_array().empty() || !names->get_array()[0].is_string()) {
+      problem = "field Names missing, empty or not strings";
+      return std::nullopt;
+    }
+    labelled_container lc;
+    lc.name.assign(names->get_array()[0].get_string().data(), names->get_array()[0].get_string().size());
+    if (!lc.name.empty() && lc.name.front() == '/') lc.name.erase(0, 1);
+    if (const json::value* labels = c.get_object().if_contains("Labels"); labels && labels->is_object()) {
+      if (const auto* run = string_field(labels->get_object(), sandbox::policy_constants::run_label))
+        lc.run_label.assign(run->data(), run->size());
+    }
+    found.push_back(std::move(lc));
+  }
+  return found;
 } catch (const std::exception&) {
   problem = "out of memory reading the reply";
   return std::nullopt;

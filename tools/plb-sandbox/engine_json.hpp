@@ -46,9 +46,17 @@ struct container_state {
   std::string error;   // the daemon's own start error, if any
 };
 
-// Each returns nullopt and sets `problem` to what was wrong.
+struct labelled_container {
+  std::string name;       // without Docker's leading '/'
+  std::string run_label;  // the run label's value; empty if missing
+};
+
+// Each returns nullopt and sets `problem` to what was wrong. Every answer is at most 4 MiB and
+// 32 levels deep before it is parsed.
 std::optional<daemon_info> parse_daemon_info(std::string_view json, std::string& problem) noexcept;
 std::optional<image_facts> parse_image_inspect(std::string_view json, std::string& problem) noexcept;
 std::optional<container_state> parse_container_inspect(std::string_view json, std::string& problem) noexcept;
+// GET /containers/json: the name and run label of each; any entry without a name is refused.
+std::optional<std::vector<labelled_container>> parse_container_list(std::string_view json, std::string& problem) noexcept;
 
 }  // namespace plb::tool

@@ -49,6 +49,8 @@ int main(int argc, char** argv) {
   auto* explain = app.add_subcommand("explain", "check the sandbox-score flags, inputs and host, and print the exact "
                                                 "docker argv and limits; runs nothing");
   plb::tool::add_score_flags(*explain, explain_flags);
+  bool explain_json = false;
+  explain->add_flag("--json", explain_json, "print one JSON object (checks, limits, docker argv) instead of text");
 
   std::string doctor_image;
   auto* doctor = app.add_subcommand("doctor", "check the host as the preflight does and print each requirement");
@@ -71,7 +73,7 @@ int main(int argc, char** argv) {
 
   try {
     if (score->parsed()) return plb::tool::run_sandbox_score(score_flags, json_summary, stop);
-    if (explain->parsed()) return plb::tool::run_explain(explain_flags, cancel);
+    if (explain->parsed()) return plb::tool::run_explain(explain_flags, explain_json, cancel);
     if (doctor->parsed()) return plb::tool::run_doctor(doctor_image, cancel);
     if (sweep->parsed()) return plb::tool::run_sweep(cancel);
   } catch (const plb::tool::failure& f) {

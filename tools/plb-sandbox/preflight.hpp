@@ -1,9 +1,11 @@
-// Host preflight, before anything runs: the local daemon only, a Linux daemon, the runsc runtime
-// registered and proven to be gVisor, the resource controllers the limits need, and the runtime
-// image present locally (never pulled) with no declared volumes and both interpreters in it.
+// Host preflight, before anything runs: safe state directories, the local daemon only, a Linux
+// daemon, the runsc runtime registered, current and on systrap, proven to be gVisor, the resource
+// controllers the limits need, and the runtime image present locally (never pulled) with no
+// declared volumes and both interpreters in it.
 //
-// The checks are one list: sandbox-score stops at the first failure (host_refused, with what is
-// wrong and how to fix it); `doctor` runs them all and prints the table.
+// The checks are one table (host_checks.cpp): sandbox-score stops at the first failure
+// (host_refused, with what is wrong and how to fix it); `doctor` and `explain` run them all and
+// print the same rendering.
 #pragma once
 
 #include <optional>
@@ -12,21 +14,14 @@
 
 #include "cancellation.hpp"
 #include "docker_engine.hpp"
-#include "engine_json.hpp"
 #include "plb/sandbox/image_id.hpp"
 #include "plb/sandbox/limits.hpp"
 
 namespace plb::tool {
 
-inline constexpr const char* proof_subdir = "gvisor-proof";  // in state_dirs.hpp's cache_dir
-inline constexpr const char* proof_cache_dir = "/var/cache/plb-sandbox/gvisor-proof";
-// The oldest gVisor release accepted: the first Debian ships with systrap as its default platform,
-// and the one the host task budget (SandboxLimits::host_runtime_tasks) was measured on.
-inline constexpr const char* min_runsc_release = "20240729";
-
 struct host_facts {
   daemon_info daemon;
-  std::string runtime_path;
+  runtime_entry runtime;        // the daemon's runsc entry (path made absolute)
   std::string runtime_version;  // first line of `runsc --version`
   std::string runtime_release;  // its release date, "20240729"
   std::string runtime_platform; // from the daemon's runtime arguments, "systrap"
@@ -44,17 +39,28 @@ struct check_result {
   std::string fix;     // for a failure: what the operator does about it
 };
 
-// Runs the checks in order. With stop_at_first_failure, the list ends at the first failure.
-// Without an image, the image checks and the gVisor proof (which runs the image) are skipped;
-// without allow_probe, the proof is taken only from the cache (nothing is started).
-// `cancel` (may be null) stops the gVisor probe.
-std::vector<check_result> inspect_host(const docker_engine& engine, const std::optional<sandbox::image_id>& image,
-                                       const sandbox::SandboxLimits& limits, const std::string& work_dir,
-                                       const cancellation* cancel, bool stop_at_first_failure, bool allow_probe,
-                                       host_facts& facts);
+enum class inspect_mode {
+  preflight,  // sandbox-score: stop at the first failure; the gVisor proof may start a probe
+  doctor,     // every check; the proof may start a probe
+  explain,    // every check; the proof only from the cache: nothing is started
+};
+
+struct host_inspection {
+  const docker_engine& engine;
+  const std::optional<sandbox::image_id>& image;  // without one, the image checks and the proof are skipped
+  const sandbox::SandboxLimits& limits;
+  const std::string& work_dir;  // where the probe's docker client keeps its private configuration
+  const cancellation* cancel;   // stops the probe; may be null
+  inspect_mode mode;
+};
+
+std::vector<check_result> inspect_host(const host_inspection& what, host_facts& facts);
 
 // sandbox-score's preflight: throws failure(host_refused) at the first failed check.
 host_facts preflight(const docker_engine& engine, const sandbox::image_id& image, const sandbox::SandboxLimits& limits,
                      const std::string& work_dir, const cancellation& cancel);
+
+// The check list as doctor and explain print it: one line per check, and a fix line under a failure.
+std::vector<std::string> render_checks(const std::vector<check_result>& checks);
 
 }  // namespace plb::tool

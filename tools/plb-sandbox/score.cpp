@@ -66,13 +66,17 @@ void judge(const completed_run& done, const sandbox::SandboxLimits& limits) {
   }
 }
 
-sandbox::sandbox_policy build_spec(const score_request& request, const std::string& script_path, const std::string& run_id) {
+}  // namespace
+
+sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path, const std::string& run_id) {
   sandbox::sandbox_policy_builder builder;
   builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
   auto spec = builder.build();
   if (!spec) fail(verdict::internal_error, "sandbox policy: " + std::string(sandbox::message(spec.error)));
   return std::move(*spec.spec);
 }
+
+namespace {
 
 sandbox::sandbox_usage usage_of(const docker_run_outcome& out) {
   sandbox::sandbox_usage u;
@@ -124,7 +128,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   cancel.check();
   // The spec is built first, so the snapshot belongs to exactly the user the sandbox runs as.
   const std::string snapshot_path = dir.path() + "/" + snapshot_file_name;
-  const auto spec = build_spec(request, snapshot_path, run_id);
+  const auto spec = build_policy(request, snapshot_path, run_id);
   const auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
   cancel.check();
 
@@ -182,43 +186,6 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   }
   report.predictions_path = request.output;
   report.provenance_path = request.provenance;
-}
-
-std::vector<std::string> explain(const score_request& request) {
-  const prepared_inputs in = prepare_inputs(request, nullptr);
-  std::vector<std::string> lines;
-  lines.push_back("nothing was run; a sandbox-score with these flags would:");
-  lines.push_back("  run --model " + request.model + " (" + std::to_string(in.script.bytes.size()) + " bytes, SHA-256 " +
-                  in.script.digest.hex() + ", verified)");
-  lines.push_back("  on " + std::to_string(in.input.table.rows()) + " rows x " + std::to_string(in.input.table.columns()) +
-                  " features of --data " + request.data + " (" + std::to_string(in.document.size()) +
-                  " bytes of JSON on stdin)");
-  lines.push_back("  as " + std::string(sandbox::name(request.task)) + ", writing " + request.output + " and " +
-                  request.provenance);
-
-  host_facts facts;
-  const auto checks = inspect_host(docker_engine{}, request.image, request.limits, runs_dir, nullptr, false, false, facts);
-  lines.push_back("host (no container started):");
-  for (const auto& c : checks) {
-    const char* mark = c.status == check_status::pass ? "ok  " : c.status == check_status::fail ? "FAIL" : "skip";
-    lines.push_back("  " + std::string(mark) + " " + c.requirement + ": " + c.detail + (c.fix.empty() ? "" : " (fix: " + c.fix + ")"));
-  }
-
-  lines.push_back("limits:");
-  for (const auto& i : sandbox::limit_table) {
-    lines.push_back("  " + std::string(i.name) + " = " + std::to_string(sandbox::get(request.limits, i.field)) + " " +
-                    std::string(i.unit) + " (bounds " + std::to_string(i.min) + " to " + std::to_string(i.max) + ")");
-  }
-  lines.push_back("  pids_limit = " + std::to_string(sandbox::pids_limit(request.limits)) + " host tasks");
-
-  const std::string example_run = std::string(sandbox::policy_constants::run_id_digits, '0');
-  const auto spec = build_spec(request, std::string(runs_dir) + "/" + example_run + "/" + snapshot_file_name, example_run);
-  lines.push_back("docker argv (each run gets a fresh run ID in place of the zeros):");
-  lines.push_back(std::string("  ") + docker_binary);
-  for (const auto& a : spec.docker_run_arguments()) lines.push_back("    " + a);
-  for (const auto& failed : checks)
-    if (failed.status == check_status::fail) fail(verdict::host_refused, failed.detail + ": " + failed.fix);
-  return lines;
 }
 
 }  // namespace plb::tool

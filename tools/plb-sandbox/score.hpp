@@ -10,6 +10,7 @@
 #include "cancellation.hpp"
 #include "input_data.hpp"
 #include "plb/sandbox/provenance.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
 #include "score_request.hpp"
 #include "snapshot.hpp"
 
@@ -45,8 +46,8 @@ struct run_hooks {
 // `interrupted` once a stop request has been honoured (nothing published).
 void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report);
 
-// `explain`: validates everything that can be validated without running anything and returns
-// the lines to print (the docker argv and the effective limits). Throws failure like a run.
-std::vector<std::string> explain(const score_request& request);
+// The policy a run of `request` gets, with its snapshot at `script_path`. Throws failure(internal_error).
+sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
+                                     const std::string& run_id);
 
 }  // namespace plb::tool
