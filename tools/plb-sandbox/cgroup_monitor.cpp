@@ -38,16 +38,16 @@ void raise(std::uint64_t& field, std::optional<std::uint64_t> v) {
 
 }  // namespace
 
-cgroup_monitor::cgroup_monitor(std::string cgroup_version, std::string cgroup_driver)
-    : version_(std::move(cgroup_version)), driver_(std::move(cgroup_driver)) {}
+cgroup_monitor::cgroup_monitor(std::string cgroup_version, std::string cgroup_driver, std::string root)
+    : version_(std::move(cgroup_version)), driver_(std::move(cgroup_driver)), root_(std::move(root)) {}
 
 void cgroup_monitor::attach(const std::string& container_id) { container_id_ = container_id; }
 
 std::string cgroup_monitor::dir(const char* controller) const {
   const std::string leaf =
       driver_ == "systemd" ? "system.slice/docker-" + container_id_ + ".scope" : "docker/" + container_id_;
-  if (version_ == "2") return "/sys/fs/cgroup/" + leaf;
-  return std::string("/sys/fs/cgroup/") + controller + "/" + leaf;
+  if (version_ == "2") return root_ + "/" + leaf;
+  return root_ + "/" + controller + "/" + leaf;
 }
 
 void cgroup_monitor::sample() {

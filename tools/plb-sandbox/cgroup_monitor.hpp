@@ -20,8 +20,9 @@ struct cgroup_usage {
 
 class cgroup_monitor {
  public:
-  // cgroup_version "1" or "2", driver "cgroupfs" or "systemd" (from the daemon's /info).
-  cgroup_monitor(std::string cgroup_version, std::string cgroup_driver);
+  // cgroup_version "1" or "2", driver "cgroupfs" or "systemd" (from the daemon's /info). `root`
+  // is where the cgroup file systems are mounted (a test gives a directory of its own).
+  cgroup_monitor(std::string cgroup_version, std::string cgroup_driver, std::string root = "/sys/fs/cgroup");
 
   void attach(const std::string& container_id);
   bool attached() const noexcept { return !container_id_.empty(); }
@@ -31,7 +32,7 @@ class cgroup_monitor {
  private:
   std::string dir(const char* controller) const;
 
-  std::string version_, driver_, container_id_;
+  std::string version_, driver_, root_, container_id_;
   cgroup_usage usage_;
 };
 

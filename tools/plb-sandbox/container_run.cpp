@@ -23,17 +23,22 @@ completed_run container_run::run(docker_run_request request, cgroup_monitor& mon
   done.outcome = run_docker(request, engine_, monitor);
   done.daemon_lost = done.outcome.daemon_lost;
   try {
-    if (done.daemon_lost) await_daemon(engine_, name_);  // it may be restarting
-    done.state = inspect_container(engine_, name_);
-  } catch (const failure&) {  // the daemon went away as the run ended: wait for it once
-    done.daemon_lost = true;
-    await_daemon(engine_, name_);
-    done.state = inspect_container(engine_, name_);
+    try {
+      if (done.daemon_lost) await_daemon(engine_, name_);  // it may be restarting
+      done.state = inspect_container(engine_, name_);
+    } catch (const failure&) {  // the daemon went away as the run ended: wait for it once
+      done.daemon_lost = true;
+      await_daemon(engine_, name_);
+      done.state = inspect_container(engine_, name_);
+    }
+    const bool removed_here = remove_container(engine_, name_);
+    removed_ = true;
+    reaper_.release();
+    done.vanished = !done.state || done.state->status == "removing" || done.state->status == "dead" || !removed_here;
+  } catch (const failure& f) {  // the reaper keeps trying; the judge reports it
+    done.cleanup_problem = f.what();
+    removed_ = true;  // no second attempt from the destructor: the first error is the one reported
   }
-  const bool removed_here = remove_container(engine_, name_);
-  removed_ = true;
-  reaper_.release();
-  done.vanished = !done.state || done.state->status == "removing" || done.state->status == "dead" || !removed_here;
   return done;
 }
 

@@ -19,6 +19,7 @@ struct completed_run {
   // Removed by something other than this run: gone or being removed when inspected, or already
   // gone when this run came to remove it.
   bool vanished = false;
+  std::string cleanup_problem;  // set when removal could not be confirmed (the container may remain)
 };
 
 class container_run {
@@ -32,8 +33,8 @@ class container_run {
 
   const std::string& name() const noexcept { return name_; }
 
-  // Runs `request` (its container name must be name()), inspects and removes the container.
-  // Throws failure(cleanup_failed) when removal cannot be confirmed.
+  // Runs `request` (its container name must be name()), inspects and removes the container. A
+  // removal that cannot be confirmed is recorded in cleanup_problem, for the judge.
   completed_run run(docker_run_request request, cgroup_monitor& monitor);
 
  private:

@@ -66,7 +66,10 @@ class watchdog_run {
     bp::error_code ec;
     auto proc = launcher(ctx_, ec, bp::filesystem::path(docker_binary), request_.arguments,
                          bp::process_stdio{stdin_, stdout_, stderr_}, child_setup{});
-    if (ec) fail(sandbox::verdict::internal_error, "cannot start " + std::string(docker_binary) + ": " + ec.message());
+    if (ec) {
+      outcome_.start_problem = "cannot start " + std::string(docker_binary) + ": " + ec.message();
+      return std::move(outcome_);
+    }
     process_ = &proc;
     if (request_.watcher) {
       request_.watcher->watch_client(proc.id());

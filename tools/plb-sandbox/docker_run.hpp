@@ -46,6 +46,7 @@ struct docker_run_outcome {
   bool timed_out = false;
   bool output_cap_exceeded = false;
   int interrupted_by = 0;        // the signal of a stop request honoured during the run
+  std::string start_problem;     // the docker client could not be started at all
   bool daemon_lost = false;      // the daemon stopped answering during the run
   std::string stdout_bytes;      // untrusted: parse it, never print it
   std::size_t output_bytes = 0;  // stdout and stderr together, all that arrived

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "container_run.hpp"
+#include "judge.hpp"
 #include "failure.hpp"
 #include "output_files.hpp"
 #include "owner.hpp"
@@ -32,38 +33,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-// Turns what was observed into a verdict. Only numbers and the tool's own words reach a message.
-void judge(const completed_run& done, const sandbox::SandboxLimits& limits) {
-  const docker_run_outcome& out = done.outcome;
-  const std::optional<container_state>& state = done.state;
-  const bool daemon_lost = done.daemon_lost;
-  if (daemon_lost)
-    fail(verdict::runtime_failed, "the Docker daemon stopped answering during the run (restarted?); the run's container was removed");
-  if (out.timed_out)
-    fail(verdict::timeout, "the script did not finish within its " + std::to_string(limits.wall_seconds) + " s wall time");
-  if (out.output_cap_exceeded)
-    fail(verdict::output_cap_exceeded, "the script wrote more than " + std::to_string(limits.output_mib) +
-                                           " MiB to stdout and stderr together");
-  // Created, then removed by something other than this run: never a verdict against the script.
-  if (done.vanished && !out.container_id.empty())
-    fail(verdict::runtime_failed, "the container vanished during the run (removed by something other than this run)");
-  const bool oom = (state && state->oom_killed) || out.usage.oom_kills > 0;
-  if (oom) fail(verdict::memory_exhausted, "the sandbox ran out of its " + std::to_string(limits.memory_mib) + " MiB of memory");
-  if (!state || state->started_at.empty() || state->started_at.starts_with("0001-")) {
-    if (state && !state->error.empty()) fail(verdict::runtime_failed, "the container did not start: " + state->error);
-    fail(verdict::runtime_failed, "docker run failed before the container started (client exit " +
-                                      std::to_string(out.client_exit_code) + ")");
-  }
-  if (state->exit_code != 0) {
-    if (state->exit_code == 137 && out.usage.memory_limit_hits > 0)
-      fail(verdict::memory_exhausted, "the sandbox was killed at its " + std::to_string(limits.memory_mib) + " MiB memory limit");
-    std::string why = "the script exited with status " + std::to_string(state->exit_code);
-    if (out.usage.pids_limit_hits > 0)
-      why += " after the sandbox reached its host task limit (" + std::to_string(sandbox::pids_limit(limits)) + ")";
-    fail(verdict::script_failed, why);
-  }
 }
 
 }  // namespace
@@ -147,9 +116,11 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   const completed_run done = container.run(run, monitor);
   const docker_run_outcome& out = done.outcome;
   report.usage = usage_of(out);
+  // A container that may remain is reported as such, even when a stop request ended the run.
+  if (!done.cleanup_problem.empty()) fail(verdict::cleanup_failed, done.cleanup_problem);
   if (out.interrupted_by) throw interrupted{out.interrupted_by};
   cancel.check();  // a stop request after the client exited is not swallowed
-  judge(done, request.limits);
+  if (const auto v = judge(done, request.limits)) fail(v->verdict, v->message);
 
   std::vector<double> predictions;
   sandbox::predictions_options po;
