@@ -26,6 +26,36 @@ constexpr const char* footer =
     "The spec's command `plb sandbox-score` is this tool's `plb-sandbox sandbox-score`, with the same flags.\n"
     "Run it on a dedicated evaluation host. Exit codes, signals and limits: README.md; controls: SECURITY.md.";
 
+struct cli_options {
+  plb::tool::score_flags score, explain;
+  bool json_summary = false, explain_json = false;
+  std::string doctor_image;
+};
+
+struct cli_commands {
+  CLI::App *score, *explain, *doctor, *sweep;
+};
+
+cli_commands add_commands(CLI::App& app, cli_options& o) {
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "help for every command");
+  app.footer(footer);
+  cli_commands c{};
+  c.score = app.add_subcommand("sandbox-score", "run the script in gVisor on the --feature columns of --data");
+  plb::tool::add_score_flags(*c.score, o.score);
+  c.score->add_flag("--json", o.json_summary, "print one JSON summary on stdout (never the script's output)");
+  c.score->footer(footer);
+  c.explain = app.add_subcommand("explain", "check the sandbox-score flags, inputs and host, and print the exact "
+                                            "docker argv and limits; runs nothing");
+  plb::tool::add_score_flags(*c.explain, o.explain);
+  c.explain->add_flag("--json", o.explain_json, "print one JSON object (checks, limits, docker argv) instead of text");
+  c.doctor = app.add_subcommand("doctor", "check the host as the preflight does and print each requirement");
+  c.doctor->add_option("--runtime-image", o.doctor_image, "also check this reviewed image and prove runsc is gVisor with it");
+  c.sweep = app.add_subcommand(
+      "sweep", "remove the stopped containers and run directories of runs whose plb-sandbox process died");
+  return c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -34,31 +64,8 @@ int main(int argc, char** argv) {
   const plb::tool::cancellation cancel(&stop);
 
   CLI::App app{"plb-sandbox: score an untrusted Python inference script inside gVisor", "plb-sandbox"};
-  app.require_subcommand(1);
-  app.set_help_all_flag("--help-all", "help for every command");
-  app.footer(footer);
-
-  plb::tool::score_flags score_flags;
-  bool json_summary = false;
-  auto* score = app.add_subcommand("sandbox-score", "run the script in gVisor on the --feature columns of --data");
-  plb::tool::add_score_flags(*score, score_flags);
-  score->add_flag("--json", json_summary, "print one JSON summary on stdout (never the script's output)");
-  score->footer(footer);
-
-  plb::tool::score_flags explain_flags;
-  auto* explain = app.add_subcommand("explain", "check the sandbox-score flags, inputs and host, and print the exact "
-                                                "docker argv and limits; runs nothing");
-  plb::tool::add_score_flags(*explain, explain_flags);
-  bool explain_json = false;
-  explain->add_flag("--json", explain_json, "print one JSON object (checks, limits, docker argv) instead of text");
-
-  std::string doctor_image;
-  auto* doctor = app.add_subcommand("doctor", "check the host as the preflight does and print each requirement");
-  doctor->add_option("--runtime-image", doctor_image, "also check this reviewed image and prove runsc is gVisor with it");
-
-  auto* sweep = app.add_subcommand(
-      "sweep", "remove the stopped containers and run directories of runs whose plb-sandbox process died");
-
+  cli_options o;
+  auto commands = add_commands(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -72,12 +79,12 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (score->parsed()) return plb::tool::run_sandbox_score(score_flags, json_summary, stop);
-    if (explain->parsed()) return plb::tool::run_explain(explain_flags, explain_json, cancel);
-    if (doctor->parsed()) return plb::tool::run_doctor(doctor_image, cancel);
-    if (sweep->parsed()) return plb::tool::run_sweep(cancel);
+    if (commands.score->parsed()) return plb::tool::run_sandbox_score(o.score, o.json_summary, stop);
+    if (commands.explain->parsed()) return plb::tool::run_explain(o.explain, o.explain_json, cancel);
+    if (commands.doctor->parsed()) return plb::tool::run_doctor(o.doctor_image, cancel);
+    if (commands.sweep->parsed()) return plb::tool::run_sweep(cancel);
   } catch (const plb::tool::failure& f) {
-    if (json_summary) {
+    if (o.json_summary) {
       std::cout << boost::json::serialize(boost::json::object{{"verdict", plb::sandbox::name(f.verdict())},
                                                               {"exit_code", plb::sandbox::exit_code(f.verdict())},
                                                               {"message", plb::tool::one_line(f.what())}})

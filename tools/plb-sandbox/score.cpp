@@ -57,6 +57,43 @@ sandbox::sandbox_usage usage_of(const docker_run_outcome& out) {
   return u;
 }
 
+// The script's stdout as predictions, or failure(output_rejected) with the byte offset.
+std::vector<double> parse_stdout(const std::string& stdout_bytes, const score_request& request, std::size_t rows) {
+  std::vector<double> predictions;
+  sandbox::predictions_options po;
+  po.task = request.task;
+  po.expected_rows = rows;
+  po.max_bytes = sandbox::bytes(request.limits.output_mib);
+  const auto parsed = sandbox::parse_predictions(stdout_bytes, po, predictions);
+  if (!parsed)
+    fail(verdict::output_rejected, "stdout rejected at byte " + std::to_string(parsed.offset) + ": " +
+                                       std::string(sandbox::message(parsed.error)));
+  return predictions;
+}
+
+sandbox::provenance_record provenance_of(const score_request& request, const host_facts& host, const prepared_inputs& in,
+                                         const sandbox::sha256_digest& model, const std::string& csv_text,
+                                         const sandbox::sandbox_usage& usage) {
+  sandbox::provenance_record rec;
+  rec.tool_version = PLB_SANDBOX_VERSION;
+  rec.model_sha256 = model;
+  rec.runtime_image = request.image;
+  rec.runtime_name = std::string(sandbox::policy_constants::runtime);
+  rec.runtime_version = host.runtime_version;
+  rec.runtime_release = host.runtime_release;
+  rec.runtime_platform = host.runtime_platform;
+  rec.limits = request.limits;
+  rec.task = request.task;
+  rec.features = request.features;
+  rec.id_column = request.id_column;
+  rec.rows = in.input.table.rows();
+  rec.input_sha256 = in.input.digest;
+  rec.predictions_sha256 = sandbox::sha256_of(csv_text).digest;
+  rec.usage = usage;
+  rec.outcome = verdict::success;
+  return rec;
+}
+
 }  // namespace
 
 prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel) {
@@ -110,8 +147,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   run.on_progress = hooks.on_progress;
   run.cancel = &cancel;
 
-  sandbox::provenance_record rec;
-  rec.started_at = utc_now();
+  const std::string started_at = utc_now();
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
   const completed_run done = container.run(run, monitor);
   const docker_run_outcome& out = done.outcome;
@@ -122,33 +158,10 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   cancel.check();  // a stop request after the client exited is not swallowed
   if (const auto v = judge(done, request.limits)) fail(v->verdict, v->message);
 
-  std::vector<double> predictions;
-  sandbox::predictions_options po;
-  po.task = request.task;
-  po.expected_rows = in.input.table.rows();
-  po.max_bytes = run.output_cap_bytes;
-  const auto parsed = sandbox::parse_predictions(out.stdout_bytes, po, predictions);
-  if (!parsed)
-    fail(verdict::output_rejected, "stdout rejected at byte " + std::to_string(parsed.offset) + ": " +
-                                       std::string(sandbox::message(parsed.error)));
-
+  const std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows());
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
-  rec.tool_version = PLB_SANDBOX_VERSION;
-  rec.model_sha256 = snapshot.digest;
-  rec.runtime_image = request.image;
-  rec.runtime_name = std::string(sandbox::policy_constants::runtime);
-  rec.runtime_version = host.runtime_version;
-  rec.runtime_release = host.runtime_release;
-  rec.runtime_platform = host.runtime_platform;
-  rec.limits = request.limits;
-  rec.task = request.task;
-  rec.features = request.features;
-  rec.id_column = request.id_column;
-  rec.rows = in.input.table.rows();
-  rec.input_sha256 = in.input.digest;
-  rec.predictions_sha256 = sandbox::sha256_of(csv_text).digest;
-  rec.usage = *report.usage;
-  rec.outcome = verdict::success;
+  sandbox::provenance_record rec = provenance_of(request, host, in, snapshot.digest, csv_text, *report.usage);
+  rec.started_at = started_at;
   cancel.check();
   publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
   if (cancel.signal()) {  // arrived while publishing: nothing stays published
