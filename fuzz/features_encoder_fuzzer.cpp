@@ -30,15 +30,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (tight) o.max_bytes = plb::sandbox::encoded_size(values, columns).bytes - 1;
   std::string doc;
   std::size_t calls = 0;
-  const auto r = plb::sandbox::encode_features(values, columns, [&](std::string_view s) {
-    ++calls;
-    FUZZ_CHECK(s.size() <= std::max(o.chunk_bytes, plb::sandbox::encode_options::min_chunk_bytes));
-    doc.append(s);
-    return true;
-  }, o);
+  const auto r = plb::sandbox::encode_features(
+      values, columns,
+      [&](std::string_view s) {
+        ++calls;
+        FUZZ_CHECK(s.size() <= std::max(o.chunk_bytes, plb::sandbox::encode_options::min_chunk_bytes));
+        doc.append(s);
+        return true;
+      },
+      o);
   FUZZ_CHECK(!plb::sandbox::message(r.error).empty());
   if (!finite || tight) {
-    FUZZ_CHECK(r.error == (tight ? plb::sandbox::encode_error::too_large : plb::sandbox::encode_error::nonfinite_value));
+    FUZZ_CHECK(r.error ==
+               (tight ? plb::sandbox::encode_error::too_large : plb::sandbox::encode_error::nonfinite_value));
     FUZZ_CHECK(calls == 0);
     if (tight) FUZZ_CHECK(r.bytes == o.max_bytes + 1);
     return 0;

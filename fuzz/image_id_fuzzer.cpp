@@ -14,7 +14,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     reference = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f');
   FUZZ_CHECK(static_cast<bool>(r) == reference);
   FUZZ_CHECK(r.offset <= s.size());
-  if (r) FUZZ_CHECK(r.id && r.id->str() == s);
-  else FUZZ_CHECK(!r.id && !plb::sandbox::message(r.error).empty());
+  if (r)
+    FUZZ_CHECK(r.id && r.id->str() == s);
+  else
+    FUZZ_CHECK(!r.id && !plb::sandbox::message(r.error).empty());
   return 0;
 }

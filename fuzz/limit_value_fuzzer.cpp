@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto r = plb::sandbox::parse_limit(info.field, text);
   bool canonical = !text.empty() && text.size() <= 19 && (text.size() == 1 || text[0] != '0');
   for (char c : text) canonical &= c >= '0' && c <= '9';
-  const bool reference = canonical && std::stoull(std::string(text)) >= info.min && std::stoull(std::string(text)) <= info.max;
+  const bool reference =
+      canonical && std::stoull(std::string(text)) >= info.min && std::stoull(std::string(text)) <= info.max;
   FUZZ_CHECK(static_cast<bool>(r) == reference);
   FUZZ_CHECK(r.offset <= text.size());
   if (r) {

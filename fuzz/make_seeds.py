@@ -129,4 +129,14 @@ for change in [{"Config": {"Volumes": {"/data": {}}}}, {"ContainerConfig": {"Vol
     put("image_inspect", json.dumps({**image, **change}))
 for raw in ["", "[]", '{"Id":"sha256:x","Config":{"Volumes":{}}}', '{"Config":{"Volumes":{"/v":{}}}}']:
     put("image_inspect", raw)
+# ---- container_list: GET /containers/json as the sweep reads it ----
+ours = {"Id": "c" * 64, "Names": ["/plb-sandbox-" + "a" * 32], "Image": "sha256:" + H, "State": "exited",
+        "Labels": {"plb-sandbox.run": "a" * 32, "plb-sandbox.owner": "b-c:1:2"}}
+put("container_list", json.dumps([ours]))
+put("container_list", json.dumps([ours, {**ours, "Names": ["/decoy"], "Labels": {"plb-sandbox.run": "x"}},
+                                  {**ours, "Names": ["plb-sandbox-" + "a" * 32], "Labels": None}]))
+for raw in ["[]", "", "{}", "[1]", '[{"Labels":{}}]', '[{"Names":[]}]', '[{"Names":[5]}]', '[{"Names":["/a"],"Labels":[]}]',
+            '[{"Names":["/a"],"Labels":{"plb-sandbox.run":7}}]', "[" * 40 + "]" * 40,
+            '[{"Names":["\u002fplb-sandbox-x"],"Labels":{"plb-sandbox.run":"x","plb-sandbox.run":"y"}}]']:
+    put("container_list", raw)
 print("seeds written under", os.path.normpath(ROOT))

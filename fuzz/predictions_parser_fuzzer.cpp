@@ -68,7 +68,8 @@ verdict oracle_verdict(std::string_view text, plb::sandbox::task_type task, std:
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;
-  const auto task = (data[0] & 1) ? plb::sandbox::task_type::binary_classification : plb::sandbox::task_type::regression;
+  const auto task =
+      (data[0] & 1) ? plb::sandbox::task_type::binary_classification : plb::sandbox::task_type::regression;
   const std::string_view text(reinterpret_cast<const char*>(data + 2), size - 2);
 
   std::vector<double> scratch;

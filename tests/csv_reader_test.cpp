@@ -15,8 +15,8 @@ namespace sb = plb::sandbox;
 using E = sb::csv_error;
 
 namespace {
-sb::csv_result read(std::string_view csv, std::vector<std::string> features, sb::feature_table& t,
-                    std::string id = {}, sb::csv_options o = {}) {
+sb::csv_result read(std::string_view csv, std::vector<std::string> features, sb::feature_table& t, std::string id = {},
+                    sb::csv_options o = {}) {
   return sb::read_features(csv, std::move(features), std::move(id), t, o);
 }
 }  // namespace
@@ -131,41 +131,49 @@ TEST_P(CsvRejects, WithRowColumnAndName) {
 
 std::string PrintBad(const ::testing::TestParamInfo<Bad>& i) { return i.param.name; }
 
-INSTANTIATE_TEST_SUITE_P(Table, CsvRejects, ::testing::Values(
-    Bad{"no_features", "a\n1\n", {}, "", E::no_features_requested, 0, 0, ""},
-    Bad{"repeated_feature", "a\n1\n", {"a", "a"}, "", E::repeated_feature, 0, 0, "a"},
-    Bad{"id_is_feature", "a\n1\n", {"a"}, "a", E::id_column_is_feature, 0, 0, "a"},
-    Bad{"empty", "", {"a"}, "", E::missing_header, 0, 0, ""},
-    Bad{"header_too_large", std::string(40, 'a') + "," + std::string(60, 'b') + "\n", {"a"}, "", E::header_too_large, 1, 2, ""},
-    // Few bytes, many names: each name's overhead counts, so the fourth one-byte name is refused.
-    Bad{"header_too_many_names", "a,b,c,d\n1,2,3,4\n", {"a"}, "", E::header_too_large, 1, 4, ""},
-    Bad{"empty_column_name", "a,,b\n1,2,3\n", {"a"}, "", E::empty_column_name, 1, 2, ""},
-    Bad{"empty_last_column_name", "a,b,\n1,2,3\n", {"a"}, "", E::empty_column_name, 1, 3, ""},
-    Bad{"empty_quoted_column_name", "a,\"\"\n1,2\n", {"a"}, "", E::empty_column_name, 1, 2, ""},
-    Bad{"duplicate_header", "a,b,a\n1,2,3\n", {"a"}, "", E::duplicate_header, 1, 3, "a"},
-    Bad{"missing_feature", "a,b\n1,2\n", {"c"}, "", E::missing_feature, 1, 0, "c"},
-    Bad{"missing_id", "a,b\n1,2\n", {"a"}, "id", E::missing_id_column, 1, 0, "id"},
-    Bad{"short_row", "a,b\n1,2\n3\n", {"a"}, "", E::ragged_row, 3, 2, ""},
-    Bad{"long_row", "a,b\n1,2,3\n", {"a"}, "", E::ragged_row, 2, 3, ""},
-    Bad{"unterminated_quote", "a,b\n1,\"2\n", {"a"}, "", E::unterminated_quote, 2, 2, ""},
-    Bad{"quote_in_unquoted", "a,b\n1,2\"\n", {"a"}, "", E::quote_in_unquoted_field, 2, 2, "b"},
-    Bad{"text_after_quote", "a,b\n\"1\"x,2\n", {"a"}, "", E::text_after_closing_quote, 2, 1, "a"},
-    Bad{"bare_cr", "a,b\r1,2\n", {"a"}, "", E::bare_carriage_return, 1, 2, ""},
-    Bad{"nul_byte", std::string("a,b\n1,\0\n", 8), {"a"}, "", E::nul_byte, 2, 2, "b"},
-    Bad{"empty_cell", "a,b\n,2\n", {"a"}, "", E::empty_cell, 2, 1, "a"},
-    Bad{"nan", "a,b\n1,NaN\n", {"b"}, "", E::nonfinite_number, 2, 2, "b"},
-    Bad{"inf", "a,b\n1,-inf\n", {"b"}, "", E::nonfinite_number, 2, 2, "b"},
-    Bad{"infinity", "a,b\n1,Infinity\n", {"b"}, "", E::nonfinite_number, 2, 2, "b"},
-    Bad{"hex", "a,b\n1,0x1A\n", {"b"}, "", E::not_a_number, 2, 2, "b"},
-    Bad{"thousands", "a,b\n1,\"1,000\"\n", {"b"}, "", E::not_a_number, 2, 2, "b"},
-    Bad{"space", "a,b\n1, 2\n", {"b"}, "", E::not_a_number, 2, 2, "b"},
-    Bad{"text", "a,b\n1,two\n", {"b"}, "", E::not_a_number, 2, 2, "b"},
-    Bad{"overflow", "a,b\n1,1e999\n", {"b"}, "", E::number_out_of_range, 2, 2, "b"},
-    Bad{"cell_too_long", "a,b\n1,11111111111111111\n", {"b"}, "", E::cell_too_long, 2, 2, "b"},
-    Bad{"too_many_values", "a,b\n1,2\n3,4\n5,6\n", {"a", "b"}, "", E::too_many_values, 4, 1, "a"},
-    Bad{"id_bytes", "i,a\nabcde,1\nfghij,2\n", {"a"}, "i", E::id_bytes_exceeded, 3, 1, "i"},
-    Bad{"no_rows", "a,b\n", {"a"}, "", E::no_rows, 0, 0, ""},
-    Bad{"blank_line", "a,b\n1,2\n\n3,4\n", {"a"}, "", E::empty_cell, 3, 1, "a"}),
+INSTANTIATE_TEST_SUITE_P(
+    Table, CsvRejects,
+    ::testing::Values(Bad{"no_features", "a\n1\n", {}, "", E::no_features_requested, 0, 0, ""},
+                      Bad{"repeated_feature", "a\n1\n", {"a", "a"}, "", E::repeated_feature, 0, 0, "a"},
+                      Bad{"id_is_feature", "a\n1\n", {"a"}, "a", E::id_column_is_feature, 0, 0, "a"},
+                      Bad{"empty", "", {"a"}, "", E::missing_header, 0, 0, ""},
+                      Bad{"header_too_large",
+                          std::string(40, 'a') + "," + std::string(60, 'b') + "\n",
+                          {"a"},
+                          "",
+                          E::header_too_large,
+                          1,
+                          2,
+                          ""},
+                      // Few bytes, many names: each name's overhead counts, so the fourth one-byte name is refused.
+                      Bad{"header_too_many_names", "a,b,c,d\n1,2,3,4\n", {"a"}, "", E::header_too_large, 1, 4, ""},
+                      Bad{"empty_column_name", "a,,b\n1,2,3\n", {"a"}, "", E::empty_column_name, 1, 2, ""},
+                      Bad{"empty_last_column_name", "a,b,\n1,2,3\n", {"a"}, "", E::empty_column_name, 1, 3, ""},
+                      Bad{"empty_quoted_column_name", "a,\"\"\n1,2\n", {"a"}, "", E::empty_column_name, 1, 2, ""},
+                      Bad{"duplicate_header", "a,b,a\n1,2,3\n", {"a"}, "", E::duplicate_header, 1, 3, "a"},
+                      Bad{"missing_feature", "a,b\n1,2\n", {"c"}, "", E::missing_feature, 1, 0, "c"},
+                      Bad{"missing_id", "a,b\n1,2\n", {"a"}, "id", E::missing_id_column, 1, 0, "id"},
+                      Bad{"short_row", "a,b\n1,2\n3\n", {"a"}, "", E::ragged_row, 3, 2, ""},
+                      Bad{"long_row", "a,b\n1,2,3\n", {"a"}, "", E::ragged_row, 2, 3, ""},
+                      Bad{"unterminated_quote", "a,b\n1,\"2\n", {"a"}, "", E::unterminated_quote, 2, 2, ""},
+                      Bad{"quote_in_unquoted", "a,b\n1,2\"\n", {"a"}, "", E::quote_in_unquoted_field, 2, 2, "b"},
+                      Bad{"text_after_quote", "a,b\n\"1\"x,2\n", {"a"}, "", E::text_after_closing_quote, 2, 1, "a"},
+                      Bad{"bare_cr", "a,b\r1,2\n", {"a"}, "", E::bare_carriage_return, 1, 2, ""},
+                      Bad{"nul_byte", std::string("a,b\n1,\0\n", 8), {"a"}, "", E::nul_byte, 2, 2, "b"},
+                      Bad{"empty_cell", "a,b\n,2\n", {"a"}, "", E::empty_cell, 2, 1, "a"},
+                      Bad{"nan", "a,b\n1,NaN\n", {"b"}, "", E::nonfinite_number, 2, 2, "b"},
+                      Bad{"inf", "a,b\n1,-inf\n", {"b"}, "", E::nonfinite_number, 2, 2, "b"},
+                      Bad{"infinity", "a,b\n1,Infinity\n", {"b"}, "", E::nonfinite_number, 2, 2, "b"},
+                      Bad{"hex", "a,b\n1,0x1A\n", {"b"}, "", E::not_a_number, 2, 2, "b"},
+                      Bad{"thousands", "a,b\n1,\"1,000\"\n", {"b"}, "", E::not_a_number, 2, 2, "b"},
+                      Bad{"space", "a,b\n1, 2\n", {"b"}, "", E::not_a_number, 2, 2, "b"},
+                      Bad{"text", "a,b\n1,two\n", {"b"}, "", E::not_a_number, 2, 2, "b"},
+                      Bad{"overflow", "a,b\n1,1e999\n", {"b"}, "", E::number_out_of_range, 2, 2, "b"},
+                      Bad{"cell_too_long", "a,b\n1,11111111111111111\n", {"b"}, "", E::cell_too_long, 2, 2, "b"},
+                      Bad{"too_many_values", "a,b\n1,2\n3,4\n5,6\n", {"a", "b"}, "", E::too_many_values, 4, 1, "a"},
+                      Bad{"id_bytes", "i,a\nabcde,1\nfghij,2\n", {"a"}, "i", E::id_bytes_exceeded, 3, 1, "i"},
+                      Bad{"no_rows", "a,b\n", {"a"}, "", E::no_rows, 0, 0, ""},
+                      Bad{"blank_line", "a,b\n1,2\n\n3,4\n", {"a"}, "", E::empty_cell, 3, 1, "a"}),
     PrintBad);
 
 TEST(CsvReader, UnselectedColumnsAreNotBuffered) {

@@ -65,8 +65,9 @@ TEST_P(DigestRejects, SaysWhatIsWrong) {
 }
 using DE = sb::digest_error;
 const std::string h64 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
-INSTANTIATE_TEST_SUITE_P(Table, DigestRejects, ::testing::Values(
-    Bad{"", DE::empty, 0}, Bad{h64.substr(0, 63), DE::too_short, 63}, Bad{h64 + "0", DE::too_long, 64},
-    Bad{"sha256:" + h64, DE::not_hex, 0}, Bad{" " + h64, DE::not_hex, 0},
-    Bad{h64.substr(0, 10) + "g" + h64.substr(11), DE::not_hex, 10},
-    Bad{h64 + "  model.py", DE::not_hex, 64}));
+INSTANTIATE_TEST_SUITE_P(Table, DigestRejects,
+                         ::testing::Values(Bad{"", DE::empty, 0}, Bad{h64.substr(0, 63), DE::too_short, 63},
+                                           Bad{h64 + "0", DE::too_long, 64}, Bad{"sha256:" + h64, DE::not_hex, 0},
+                                           Bad{" " + h64, DE::not_hex, 0},
+                                           Bad{h64.substr(0, 10) + "g" + h64.substr(11), DE::not_hex, 10},
+                                           Bad{h64 + "  model.py", DE::not_hex, 64}));

@@ -27,7 +27,10 @@ std::vector<double> read_back(const std::string& doc, std::size_t columns) {
   // Numbers' text, in order: everything between delimiters after the key.
   std::size_t i = doc.find('[') + 1;
   while (i < doc.size()) {
-    if (doc[i] == '[' || doc[i] == ']' || doc[i] == ',' || doc[i] == '}') { ++i; continue; }
+    if (doc[i] == '[' || doc[i] == ']' || doc[i] == ',' || doc[i] == '}') {
+      ++i;
+      continue;
+    }
     std::size_t j = i;
     while (j < doc.size() && doc[j] != ',' && doc[j] != ']') ++j;
     out.push_back(std::strtod(doc.substr(i, j - i).c_str(), nullptr));
@@ -49,10 +52,18 @@ TEST(FeaturesEncoder, Shape) {
 }
 
 TEST(FeaturesEncoder, EdgeValuesRoundTripBitExactly) {
-  const std::vector<double> v{-0.0, 0.0, std::numeric_limits<double>::denorm_min(),
-                              -std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::min(),
-                              std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(),
-                              1e22, 1e21, 123456789012345678.0, 0.1, 1.0 / 3};
+  const std::vector<double> v{-0.0,
+                              0.0,
+                              std::numeric_limits<double>::denorm_min(),
+                              -std::numeric_limits<double>::denorm_min(),
+                              std::numeric_limits<double>::min(),
+                              std::numeric_limits<double>::max(),
+                              -std::numeric_limits<double>::max(),
+                              1e22,
+                              1e21,
+                              123456789012345678.0,
+                              0.1,
+                              1.0 / 3};
   std::string doc;
   ASSERT_TRUE(sb::encode_features_to_string(v, 3, doc));
   const auto back = read_back(doc, 3);
@@ -87,11 +98,14 @@ TEST(FeaturesEncoder, ChunksRespectTheRequestedSize) {
   sb::encode_options o;
   o.chunk_bytes = 200;
   std::size_t largest = 0, total = 0;
-  const auto r = sb::encode_features(v, 4, [&](std::string_view s) {
-    largest = std::max(largest, s.size());
-    total += s.size();
-    return true;
-  }, o);
+  const auto r = sb::encode_features(
+      v, 4,
+      [&](std::string_view s) {
+        largest = std::max(largest, s.size());
+        total += s.size();
+        return true;
+      },
+      o);
   ASSERT_TRUE(r);
   EXPECT_LE(largest, 200u);
   EXPECT_EQ(total, r.bytes);
@@ -102,10 +116,13 @@ TEST(FeaturesEncoder, TinyChunkSizesAreRaisedToTheMinimum) {
   sb::encode_options o;
   o.chunk_bytes = 1;
   std::size_t largest = 0, calls = 0;
-  ASSERT_TRUE(sb::encode_features(v, 3 - 2, [&](std::string_view s) {
-    largest = std::max(largest, s.size());
-    return ++calls, true;
-  }, o));
+  ASSERT_TRUE(sb::encode_features(
+      v, 3 - 2,
+      [&](std::string_view s) {
+        largest = std::max(largest, s.size());
+        return ++calls, true;
+      },
+      o));
   EXPECT_LE(largest, sb::encode_options::min_chunk_bytes);
   EXPECT_GT(calls, 10u);
 }

@@ -49,24 +49,19 @@ TEST_P(ImageIdRejects, WithItsReasonAndOffset) {
   EXPECT_FALSE(r.id.has_value()) << "a failed parse hands out no ID";
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, ImageIdRejects, ::testing::Values(
-    Case{"", E::empty, 0},
-    Case{" " + good, E::surrounding_whitespace, 0},
-    Case{good + "\n", E::surrounding_whitespace, good.size()},
-    Case{"python:3.11", E::tag, 6},
-    Case{"python", E::tag, 0},
-    Case{"latest", E::tag, 0},
-    Case{"python@" + good, E::repository_digest, 6},
-    Case{"registry.example:5000/python", E::registry_reference, 21},
-    Case{"library/python:3", E::registry_reference, 7},
-    Case{hex64, E::missing_prefix, 0},
-    Case{"sha512:" + hex64 + hex64, E::unsupported_algorithm, 0},
-    Case{"sha256:88bf3be57630", E::short_id, 19},
-    Case{"sha256:", E::short_id, 7},
-    Case{good + "0", E::too_long, 71},
-    Case{"sha256:88BF3be576309ae11d44e8e77e1338c82473d5fd6687c54e801170e8a900e870", E::uppercase_hex, 9},
-    Case{"sha256:88gf3be576309ae11d44e8e77e1338c82473d5fd6687c54e801170e8a900e870", E::not_hex, 9},
-    Case{"sha256:" + hex64.substr(0, 63) + "-", E::not_hex, 70}));
+INSTANTIATE_TEST_SUITE_P(
+    Table, ImageIdRejects,
+    ::testing::Values(
+        Case{"", E::empty, 0}, Case{" " + good, E::surrounding_whitespace, 0},
+        Case{good + "\n", E::surrounding_whitespace, good.size()}, Case{"python:3.11", E::tag, 6},
+        Case{"python", E::tag, 0}, Case{"latest", E::tag, 0}, Case{"python@" + good, E::repository_digest, 6},
+        Case{"registry.example:5000/python", E::registry_reference, 21},
+        Case{"library/python:3", E::registry_reference, 7}, Case{hex64, E::missing_prefix, 0},
+        Case{"sha512:" + hex64 + hex64, E::unsupported_algorithm, 0}, Case{"sha256:88bf3be57630", E::short_id, 19},
+        Case{"sha256:", E::short_id, 7}, Case{good + "0", E::too_long, 71},
+        Case{"sha256:88BF3be576309ae11d44e8e77e1338c82473d5fd6687c54e801170e8a900e870", E::uppercase_hex, 9},
+        Case{"sha256:88gf3be576309ae11d44e8e77e1338c82473d5fd6687c54e801170e8a900e870", E::not_hex, 9},
+        Case{"sha256:" + hex64.substr(0, 63) + "-", E::not_hex, 70}));
 
 TEST(ImageId, EveryErrorHasADistinctMessage) {
   std::set<std::string_view> seen;

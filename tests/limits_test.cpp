@@ -79,7 +79,6 @@ struct ParseCase {
 };
 void PrintTo(const ParseCase& c, std::ostream* os) { *os << ::testing::PrintToString(std::string(c.text)); }
 
-
 class ParseLimit : public ::testing::TestWithParam<ParseCase> {};
 
 TEST_P(ParseLimit, WallSeconds) {
@@ -94,14 +93,15 @@ TEST_P(ParseLimit, WallSeconds) {
 }
 
 using E = sb::limit_parse_error;
-INSTANTIATE_TEST_SUITE_P(Table, ParseLimit,
-    ::testing::Values(ParseCase{"30", E::ok, 30, 0}, ParseCase{"1", E::ok, 1, 0},
-                      ParseCase{"3600", E::ok, 3600, 0}, ParseCase{"", E::empty, 0, 0},
-                      ParseCase{"0", E::out_of_bounds, 0, 0}, ParseCase{"3601", E::out_of_bounds, 0, 0},
-                      ParseCase{"030", E::leading_zero, 0, 0}, ParseCase{"+30", E::not_a_whole_number, 0, 0},
-                      ParseCase{"-1", E::not_a_whole_number, 0, 0}, ParseCase{"3.5", E::not_a_whole_number, 0, 1},
-                      ParseCase{" 30", E::not_a_whole_number, 0, 0}, ParseCase{"30 ", E::not_a_whole_number, 0, 2},
-                      ParseCase{"1e3", E::not_a_whole_number, 0, 1}, ParseCase{"0x10", E::not_a_whole_number, 0, 1},
+INSTANTIATE_TEST_SUITE_P(
+    Table, ParseLimit,
+    ::testing::Values(ParseCase{"30", E::ok, 30, 0}, ParseCase{"1", E::ok, 1, 0}, ParseCase{"3600", E::ok, 3600, 0},
+                      ParseCase{"", E::empty, 0, 0}, ParseCase{"0", E::out_of_bounds, 0, 0},
+                      ParseCase{"3601", E::out_of_bounds, 0, 0}, ParseCase{"030", E::leading_zero, 0, 0},
+                      ParseCase{"+30", E::not_a_whole_number, 0, 0}, ParseCase{"-1", E::not_a_whole_number, 0, 0},
+                      ParseCase{"3.5", E::not_a_whole_number, 0, 1}, ParseCase{" 30", E::not_a_whole_number, 0, 0},
+                      ParseCase{"30 ", E::not_a_whole_number, 0, 2}, ParseCase{"1e3", E::not_a_whole_number, 0, 1},
+                      ParseCase{"0x10", E::not_a_whole_number, 0, 1},
                       ParseCase{"99999999999999999999999", E::out_of_bounds, 0, 0}));
 
 TEST(Limits, MessagesAreDistinct) {

@@ -68,7 +68,10 @@ TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
   for (bool upper : {false, true}) {
     sb::SandboxLimits l;
     for (const auto& i : sb::limit_table) l.*(i.member) = upper ? i.max : i.min;
-    const auto r = base().limits(l).user(upper ? sb::policy_constants::max_id : 1, upper ? sb::policy_constants::max_id : 1).build();
+    const auto r = base()
+                       .limits(l)
+                       .user(upper ? sb::policy_constants::max_id : 1, upper ? sb::policy_constants::max_id : 1)
+                       .build();
     ASSERT_TRUE(r) << sb::message(r.error);
     const auto argv = r.spec->docker_run_arguments();
     auto has = [&](const std::string& a) { return std::find(argv.begin(), argv.end(), a) != argv.end(); };
@@ -94,12 +97,13 @@ TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
       EXPECT_TRUE(has("--user=1:1"));
     }
     // The controls do not depend on the limits: the same fixed flags at every bound.
-    for (const char* fixed : {"--runtime=runsc", "--pull=never", "--cap-drop=ALL", "--security-opt=no-new-privileges",
-                              "--network=none", "--ipc=none", "--read-only", "--ulimit=core=0:0", "--log-driver=none",
-                              "--entrypoint=/usr/bin/env", "-i"})
+    for (const char* fixed :
+         {"--runtime=runsc", "--pull=never", "--cap-drop=ALL", "--security-opt=no-new-privileges", "--network=none",
+          "--ipc=none", "--read-only", "--ulimit=core=0:0", "--log-driver=none", "--entrypoint=/usr/bin/env", "-i"})
       EXPECT_TRUE(has(fixed)) << fixed;
     EXPECT_EQ(argv.size(), 32u);
-    EXPECT_EQ(std::count_if(argv.begin(), argv.end(), [](const std::string& a) { return a.starts_with("--mount"); }), 1);
+    EXPECT_EQ(std::count_if(argv.begin(), argv.end(), [](const std::string& a) { return a.starts_with("--mount"); }),
+              1);
   }
 }
 
@@ -128,26 +132,34 @@ TEST_P(SpecRejects, AtBuildTime) {
 }
 std::string PrintBad(const ::testing::TestParamInfo<Bad>& i) { return i.param.name; }
 
-INSTANTIATE_TEST_SUITE_P(Table, SpecRejects, ::testing::Values(
-    Bad{"relative_script", [](auto& b) { b.script("model.py"); }, E::script_path_relative},
-    Bad{"empty_script", [](auto& b) { b.script(""); }, E::script_path_relative},
-    Bad{"comma_in_path", [](auto& b) { b.script("/a,readonly=false/m.py"); }, E::script_path_unsafe},
-    Bad{"equals_in_path", [](auto& b) { b.script("/a=b/m.py"); }, E::script_path_unsafe},
-    Bad{"colon_in_path", [](auto& b) { b.script("/a:b/m.py"); }, E::script_path_unsafe},
-    Bad{"newline_in_path", [](auto& b) { b.script("/a\n/m.py"); }, E::script_path_unsafe},
-    Bad{"dotdot_in_path", [](auto& b) { b.script("/a/../etc/m.py"); }, E::script_path_unsafe},
-    Bad{"short_run_id", [](auto& b) { b.run_id("abc"); }, E::run_id_malformed},
-    Bad{"upper_run_id", [](auto& b) { b.run_id("0123456789ABCDEF0123456789abcdef"); }, E::run_id_malformed},
-    Bad{"flag_run_id", [](auto& b) { b.run_id("--privileged=true-0123456789abcd"); }, E::run_id_malformed},
-    Bad{"owner_no_colons", [](auto& b) { b.owner("1234"); }, E::owner_malformed},
-    Bad{"owner_flag", [](auto& b) { b.owner("--privileged:1:2"); }, E::owner_malformed},
-    Bad{"owner_upper", [](auto& b) { b.owner("ABC:1:2"); }, E::owner_malformed},
-    Bad{"owner_empty_part", [](auto& b) { b.owner("abc::2"); }, E::owner_malformed},
-    Bad{"root_uid", [](auto& b) { b.user(0, 100); }, E::root_user},
-    Bad{"root_gid", [](auto& b) { b.user(100, 0); }, E::root_user},
-    Bad{"huge_uid", [](auto& b) { b.user(4294967295u, 100); }, E::user_out_of_range},
-    Bad{"zero_memory", [](auto& b) { sb::SandboxLimits l; l.memory_mib = 0; b.limits(l); }, E::limits_out_of_bounds},
-    Bad{"first_error_sticks", [](auto& b) { b.user(0, 0).script("rel").run_id("x"); }, E::root_user}),
+INSTANTIATE_TEST_SUITE_P(
+    Table, SpecRejects,
+    ::testing::Values(
+        Bad{"relative_script", [](auto& b) { b.script("model.py"); }, E::script_path_relative},
+        Bad{"empty_script", [](auto& b) { b.script(""); }, E::script_path_relative},
+        Bad{"comma_in_path", [](auto& b) { b.script("/a,readonly=false/m.py"); }, E::script_path_unsafe},
+        Bad{"equals_in_path", [](auto& b) { b.script("/a=b/m.py"); }, E::script_path_unsafe},
+        Bad{"colon_in_path", [](auto& b) { b.script("/a:b/m.py"); }, E::script_path_unsafe},
+        Bad{"newline_in_path", [](auto& b) { b.script("/a\n/m.py"); }, E::script_path_unsafe},
+        Bad{"dotdot_in_path", [](auto& b) { b.script("/a/../etc/m.py"); }, E::script_path_unsafe},
+        Bad{"short_run_id", [](auto& b) { b.run_id("abc"); }, E::run_id_malformed},
+        Bad{"upper_run_id", [](auto& b) { b.run_id("0123456789ABCDEF0123456789abcdef"); }, E::run_id_malformed},
+        Bad{"flag_run_id", [](auto& b) { b.run_id("--privileged=true-0123456789abcd"); }, E::run_id_malformed},
+        Bad{"owner_no_colons", [](auto& b) { b.owner("1234"); }, E::owner_malformed},
+        Bad{"owner_flag", [](auto& b) { b.owner("--privileged:1:2"); }, E::owner_malformed},
+        Bad{"owner_upper", [](auto& b) { b.owner("ABC:1:2"); }, E::owner_malformed},
+        Bad{"owner_empty_part", [](auto& b) { b.owner("abc::2"); }, E::owner_malformed},
+        Bad{"root_uid", [](auto& b) { b.user(0, 100); }, E::root_user},
+        Bad{"root_gid", [](auto& b) { b.user(100, 0); }, E::root_user},
+        Bad{"huge_uid", [](auto& b) { b.user(4294967295u, 100); }, E::user_out_of_range},
+        Bad{"zero_memory",
+            [](auto& b) {
+              sb::SandboxLimits l;
+              l.memory_mib = 0;
+              b.limits(l);
+            },
+            E::limits_out_of_bounds},
+        Bad{"first_error_sticks", [](auto& b) { b.user(0, 0).script("rel").run_id("x"); }, E::root_user}),
     PrintBad);
 
 TEST(ContainerSpec, MissingPartsAreReported) {

@@ -128,10 +128,14 @@ class strict_json {
     for (int i = 0; i < 4; ++i) {
       const char c = in_[pos_++];
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<std::uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<std::uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<std::uint32_t>(c - 'A' + 10);
-      else return false;
+      if (c >= '0' && c <= '9')
+        v |= static_cast<std::uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<std::uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<std::uint32_t>(c - 'A' + 10);
+      else
+        return false;
     }
     return true;
   }
@@ -159,10 +163,14 @@ class strict_json {
     const auto b0 = static_cast<unsigned char>(in_[pos_]);
     int n = 0;
     std::uint32_t cp = 0, min = 0;
-    if (b0 >= 0xC2 && b0 <= 0xDF) n = 1, cp = b0 & 0x1F, min = 0x80;
-    else if (b0 >= 0xE0 && b0 <= 0xEF) n = 2, cp = b0 & 0x0F, min = 0x800;
-    else if (b0 >= 0xF0 && b0 <= 0xF4) n = 3, cp = b0 & 0x07, min = 0x10000;
-    else return false;
+    if (b0 >= 0xC2 && b0 <= 0xDF)
+      n = 1, cp = b0 & 0x1F, min = 0x80;
+    else if (b0 >= 0xE0 && b0 <= 0xEF)
+      n = 2, cp = b0 & 0x0F, min = 0x800;
+    else if (b0 >= 0xF0 && b0 <= 0xF4)
+      n = 3, cp = b0 & 0x07, min = 0x10000;
+    else
+      return false;
     if (pos_ + static_cast<std::size_t>(n) >= in_.size()) return false;
     for (int i = 1; i <= n; ++i) {
       const auto b = static_cast<unsigned char>(in_[pos_ + static_cast<std::size_t>(i)]);
@@ -229,7 +237,8 @@ class strict_json {
   bool peek(char c) const { return pos_ < in_.size() && in_[pos_] == c; }
   bool digit() const { return pos_ < in_.size() && in_[pos_] >= '0' && in_[pos_] <= '9'; }
   void space() {
-    while (pos_ < in_.size() && (in_[pos_] == ' ' || in_[pos_] == '\t' || in_[pos_] == '\n' || in_[pos_] == '\r')) ++pos_;
+    while (pos_ < in_.size() && (in_[pos_] == ' ' || in_[pos_] == '\t' || in_[pos_] == '\n' || in_[pos_] == '\r'))
+      ++pos_;
   }
 
   std::string_view in_;

@@ -145,8 +145,10 @@ contained()
 TEST_F(Escape, FilesystemHostFilesAreInvisible) {
   const auto data_path = path("data.csv");
   expect_contained(attack(R"(
-for p in [")" + data_path + R"(", ")" + dir_ + R"(", "/var/lib/plb-sandbox", "/var/run/docker.sock",
-          "/run/docker.sock", "/etc/docker", "/root/.docker", "/proc/1/root)" + dir_ + R"("]:
+for p in [")" + data_path +
+                          R"(", ")" + dir_ + R"(", "/var/lib/plb-sandbox", "/var/run/docker.sock",
+          "/run/docker.sock", "/etc/docker", "/root/.docker", "/proc/1/root)" +
+                          dir_ + R"("]:
     if os.path.exists(p):
         breached(p)
 table = [l.split() for l in open("/proc/mounts")]
@@ -259,8 +261,10 @@ TEST_F(Escape, NetworkCanaryOnGatewayAndLoopbackNeverReached) {
   ASSERT_TRUE(on_loopback.listening());
   const auto r = attack(R"(
 import socket
-for host, port in [(")" + gateway + R"(", )" + std::to_string(on_gateway.port()) + R"(),
-                   ("127.0.0.1", )" + std::to_string(on_loopback.port()) + R"()]:
+for host, port in [(")" +
+                        gateway + R"(", )" + std::to_string(on_gateway.port()) + R"(),
+                   ("127.0.0.1", )" +
+                        std::to_string(on_loopback.port()) + R"()]:
     s = socket.socket()
     s.settimeout(3)
     try:
@@ -323,7 +327,8 @@ TEST_F(Escape, IdentityGuestKernelIsGvisorAndNoDockerSocket) {
   utsname u{};
   ::uname(&u);
   expect_contained(attack(std::string(R"(
-if os.uname().release == ")") + u.release + R"(":
+if os.uname().release == ")") +
+                          u.release + R"(":
     breached("host kernel")
 for p in ["/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock"]:
     if os.path.exists(p):
@@ -350,7 +355,8 @@ for p in glob.glob("/proc/*/environ"):
     except OSError:
         pass
 contained()
-)", {}, env));
+)",
+                          {}, env));
 }
 
 TEST_F(Escape, EnvironmentImageVariablesAreInvisible) {
@@ -387,10 +393,12 @@ TEST_F(Escape, IpcNoSharedMemoryWithTheHost) {
   { std::ofstream(host_file) << "host"; }
   const std::string guest_name = "plb-sandbox-guest-" + std::to_string(::getpid());
   const auto r = attack(R"(
-if os.path.exists(")" + host_file + R"("):
+if os.path.exists(")" + host_file +
+                        R"("):
     breached("sees host shm")
 try:
-    with open("/dev/shm/)" + guest_name + R"(", "w") as f:
+    with open("/dev/shm/)" +
+                        guest_name + R"(", "w") as f:
         f.write("guest")
 except OSError:
     pass
@@ -449,7 +457,8 @@ const hang_case hangs[] = {
     {"close_stdout_then_hang", "os.close(1)\nos.close(2)\nimport time\ntime.sleep(600)\n"},
     {"ignore_sigterm", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(600)\n"},
 };
-INSTANTIATE_TEST_SUITE_P(Timeout, Hang, ::testing::ValuesIn(hangs), [](const auto& i) { return std::string(i.param.name); });
+INSTANTIATE_TEST_SUITE_P(Timeout, Hang, ::testing::ValuesIn(hangs),
+                         [](const auto& i) { return std::string(i.param.name); });
 
 // ---- memory -----------------------------------------------------------------------------------
 
@@ -552,7 +561,8 @@ TEST_F(Escape, InspectShowsEveryControl) {
   using soft_hard = std::pair<std::int64_t, std::int64_t>;
   std::map<std::string, soft_hard> ulimits;
   for (const auto& u : host.at("Ulimits").as_array())
-    ulimits[std::string(u.at("Name").as_string())] = {u.at("Soft").to_number<std::int64_t>(), u.at("Hard").to_number<std::int64_t>()};
+    ulimits[std::string(u.at("Name").as_string())] = {u.at("Soft").to_number<std::int64_t>(),
+                                                      u.at("Hard").to_number<std::int64_t>()};
   EXPECT_EQ(ulimits["nproc"], soft_hard(64, 64));
   EXPECT_EQ(ulimits["nofile"], soft_hard(256, 256));
   EXPECT_EQ(ulimits["fsize"], soft_hard(16 << 20, 16 << 20));
@@ -626,8 +636,9 @@ std::size_t runsc_processes() {
 
 TEST_F(Cleanup, TwentySequentialAndFourParallelRunsLeaveNothing) {
   const std::size_t before = runsc_processes();
-  const auto script = write("model.py", "import json,sys\nrows=json.load(sys.stdin)['features']\n"
-                                        "print(json.dumps({'predictions':[r[0] for r in rows]}))\n");
+  const auto script = write("model.py",
+                            "import json,sys\nrows=json.load(sys.stdin)['features']\n"
+                            "print(json.dumps({'predictions':[r[0] for r in rows]}))\n");
   const auto data = write("data.csv", "a\n7\n");
   for (int i = 0; i < 20; ++i) {
     const auto r = run(score_args(script, data, {"a"}, path("s" + std::to_string(i) + ".csv")));
@@ -635,8 +646,9 @@ TEST_F(Cleanup, TwentySequentialAndFourParallelRunsLeaveNothing) {
   }
   std::vector<std::unique_ptr<tool_process>> par;
   for (int i = 0; i < 4; ++i)
-    par.push_back(std::make_unique<tool_process>(score_args(script, data, {"a"}, path("p" + std::to_string(i) + ".csv")),
-                                                 path("po" + std::to_string(i)), path("pe" + std::to_string(i))));
+    par.push_back(
+        std::make_unique<tool_process>(score_args(script, data, {"a"}, path("p" + std::to_string(i) + ".csv")),
+                                       path("po" + std::to_string(i)), path("pe" + std::to_string(i))));
   for (auto& p : par) EXPECT_EQ(p->wait().exit_code, 0);
   EXPECT_TRUE(tool::labelled_containers(tool::docker_engine{}).empty());
   std::size_t after = runsc_processes();
@@ -654,7 +666,8 @@ TEST_F(Cleanup, DaemonRestartMidRunGivesAClearErrorAndLeavesNothing) {
   std::string name;
   auto tool = start_sleeper(name);
   ASSERT_FALSE(name.empty());
-  ASSERT_EQ(std::system(("bash " + std::string(PLB_SANDBOX_SOURCE_DIR) + "/tests/gvisor/restart-dockerd.sh").c_str()), 0);
+  ASSERT_EQ(std::system(("bash " + std::string(PLB_SANDBOX_SOURCE_DIR) + "/tests/gvisor/restart-dockerd.sh").c_str()),
+            0);
   const auto r = tool->wait();
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

@@ -146,11 +146,16 @@ TEST_F(Hardening, LabelledContainersTheToolDidNotCreateSurviveARunAndASweep) {
   const std::string twin = "plb-sandbox-" + fake_id;
   const std::string stray = "forensics-copy-" + std::to_string(::getpid());
   ASSERT_EQ(std::system(("docker create --name " + twin + " --label plb-sandbox.run=" + fake_id + " " + image_ +
-                         " /bin/true >/dev/null").c_str()), 0);
-  ASSERT_EQ(std::system(("docker create --name " + stray + " --label plb-sandbox.run=x " + image_ +
-                         " /bin/true >/dev/null").c_str()), 0);
-  const auto scored = score_script("import json,sys\nrows=json.load(sys.stdin)['features']\n"
-                                   "print(json.dumps({'predictions':[0.0 for r in rows]}))\n");
+                         " /bin/true >/dev/null")
+                            .c_str()),
+            0);
+  ASSERT_EQ(
+      std::system(
+          ("docker create --name " + stray + " --label plb-sandbox.run=x " + image_ + " /bin/true >/dev/null").c_str()),
+      0);
+  const auto scored = score_script(
+      "import json,sys\nrows=json.load(sys.stdin)['features']\n"
+      "print(json.dumps({'predictions':[0.0 for r in rows]}))\n");
   EXPECT_EQ(scored.exit_code, 0) << scored.err;
   const auto swept = run({"sweep"});
   EXPECT_EQ(swept.exit_code, 0) << swept.err;
@@ -165,8 +170,9 @@ TEST_F(Hardening, LabelledContainersTheToolDidNotCreateSurviveARunAndASweep) {
 // ---- 3. liveness that survives PID namespaces -------------------------------------------------
 
 TEST_F(Hardening, RunInAnotherPidNamespaceSurvivesAHostSweep) {
-  const auto script = write("model.py", "import json,sys,time\nrows=json.load(sys.stdin)['features']\ntime.sleep(4)\n"
-                                        "print(json.dumps({'predictions':[r[0] for r in rows]}))\n");
+  const auto script = write("model.py",
+                            "import json,sys,time\nrows=json.load(sys.stdin)['features']\ntime.sleep(4)\n"
+                            "print(json.dumps({'predictions':[r[0] for r in rows]}))\n");
   const auto data = write("data.csv", "a\n5\n");
   // The tool as a containerised CI job would run it: PID 1 of its own PID namespace, sharing the
   // state directory and the socket. Its PID means nothing on the host.

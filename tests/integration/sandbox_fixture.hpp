@@ -41,7 +41,8 @@ class SandboxTest : public ::testing::Test {
   void TearDown() override {
     const tool::docker_engine engine;
     const auto left = tool::labelled_containers(engine);
-    EXPECT_TRUE(left.empty()) << "a run left " << left.size() << " container(s), first: " << (left.empty() ? "" : left[0].name);
+    EXPECT_TRUE(left.empty()) << "a run left " << left.size()
+                              << " container(s), first: " << (left.empty() ? "" : left[0].name);
     for (const auto& c : left) tool::remove_container(engine, c.name);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
@@ -60,8 +61,9 @@ class SandboxTest : public ::testing::Test {
   std::vector<std::string> score_args(const std::string& script, const std::string& data,
                                       const std::vector<std::string>& features, const std::string& output,
                                       const std::vector<std::string>& extra = {}) const {
-    std::vector<std::string> a{"sandbox-score", "--model", script, "--model-sha256", sha256_file(script),
-                               "--runtime-image", image_, "--data", data};
+    std::vector<std::string> a{
+        "sandbox-score", "--model", script, "--model-sha256", sha256_file(script), "--runtime-image",
+        image_,          "--data",  data};
     for (const auto& f : features) {
       a.push_back("--feature");
       a.push_back(f);

@@ -62,7 +62,8 @@ TEST_F(SandboxScore, SpecExampleScriptPredictsInInputOrder) {
   EXPECT_GT(usage.at("wall_seconds").to_number<double>(), 0.0);
   EXPECT_GT(usage.at("cpu_seconds").to_number<double>(), 0.0) << "cgroup CPU time was not read";
   EXPECT_GT(usage.at("memory_peak_bytes").to_number<std::uint64_t>(), 1u << 20) << "cgroup memory was not read";
-  EXPECT_EQ(usage.at("output_bytes").to_number<std::uint64_t>(), std::string("{\"predictions\": [3.5, -2.75, 0.0]}\n").size());
+  EXPECT_EQ(usage.at("output_bytes").to_number<std::uint64_t>(),
+            std::string("{\"predictions\": [3.5, -2.75, 0.0]}\n").size());
 }
 
 TEST_F(SandboxScore, JsonSummaryOnSuccessAndOnFailure) {
@@ -155,7 +156,8 @@ print(json.dumps({"predictions": p.tolist()}))
 )");
   const auto data = write("data.csv", "key,x1,x2\n\"a,1\",1,2\nb,0,0\nc,-4,8\n");
   const auto out = path("p.csv");
-  const auto r = run(score_args(script, data, {"x1", "x2"}, out, {"--id-column", "key", "--task-type", "binary-classification"}));
+  const auto r =
+      run(score_args(script, data, {"x1", "x2"}, out, {"--id-column", "key", "--task-type", "binary-classification"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = lines(slurp(out));
   ASSERT_EQ(rows.size(), 4u);
@@ -172,8 +174,15 @@ print(json.dumps({"predictions": p.tolist()}))
 TEST_F(SandboxScore, FeatureValuesReachTheScriptBitExactly) {
   // The script returns each row's only feature untouched: a bit lost on the way in or out shows.
   std::mt19937_64 rng(5);
-  std::vector<double> values{-0.0, 0.0, std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max(),
-                             -std::numeric_limits<double>::max(), std::numeric_limits<double>::min(), 0.1, 1e22, 5.0};
+  std::vector<double> values{-0.0,
+                             0.0,
+                             std::numeric_limits<double>::denorm_min(),
+                             std::numeric_limits<double>::max(),
+                             -std::numeric_limits<double>::max(),
+                             std::numeric_limits<double>::min(),
+                             0.1,
+                             1e22,
+                             5.0};
   while (values.size() < 2000) {
     const double d = std::bit_cast<double>(rng());
     if (std::isfinite(d)) values.push_back(d);
@@ -208,7 +217,8 @@ TEST_F(SandboxScore, FourParallelRunsDoNotCollide) {
   for (int i = 0; i < 4; ++i) {
     const auto script = write("m" + std::to_string(i) + ".py",
                               "import json,sys\nrows=json.load(sys.stdin)['features']\n"
-                              "print(json.dumps({'predictions':[r[0]*" + std::to_string(i + 1) + " for r in rows]}))\n");
+                              "print(json.dumps({'predictions':[r[0]*" +
+                                  std::to_string(i + 1) + " for r in rows]}))\n");
     const auto data = write("d" + std::to_string(i) + ".csv", "a\n1\n2\n");
     outs.push_back(path("o" + std::to_string(i) + ".csv"));
     procs.push_back(std::make_unique<tool_process>(score_args(script, data, {"a"}, outs.back()),
@@ -233,7 +243,6 @@ struct verdict_case {
 };
 void PrintTo(const verdict_case& c, std::ostream* os) { *os << ::testing::PrintToString(std::string(c.name)); }
 
-
 class Verdicts : public SandboxTest, public ::testing::WithParamInterface<verdict_case> {};
 
 TEST_P(Verdicts, ExitCodeMessageAndNothingWritten) {
@@ -251,19 +260,40 @@ TEST_P(Verdicts, ExitCodeMessageAndNothingWritten) {
 }
 
 const verdict_case verdict_cases[] = {
-    {"timeout_sleep", "import time\nprint('CANARY')\ntime.sleep(60)\n", {"--seconds", "3"}, verdict::timeout, "3 s wall time"},
-    {"memory", "import sys\nsys.stderr.write('CANARY')\na = []\nwhile True: a.append(bytearray(1 << 20))\n",
-     {"--memory-mb", "128"}, verdict::memory_exhausted, "128 MiB"},
-    {"output_cap", "import sys\nwhile True: sys.stdout.write('CANARY' * 10000)\n", {}, verdict::output_cap_exceeded, "4 MiB"},
+    {"timeout_sleep",
+     "import time\nprint('CANARY')\ntime.sleep(60)\n",
+     {"--seconds", "3"},
+     verdict::timeout,
+     "3 s wall time"},
+    {"memory",
+     "import sys\nsys.stderr.write('CANARY')\na = []\nwhile True: a.append(bytearray(1 << 20))\n",
+     {"--memory-mb", "128"},
+     verdict::memory_exhausted,
+     "128 MiB"},
+    {"output_cap",
+     "import sys\nwhile True: sys.stdout.write('CANARY' * 10000)\n",
+     {},
+     verdict::output_cap_exceeded,
+     "4 MiB"},
     {"exit_status", "import sys\nprint('CANARY')\nsys.exit(3)\n", {}, verdict::script_failed, "status 3"},
     {"exception", "raise RuntimeError('CANARY')\n", {}, verdict::script_failed, "status 1"},
-    {"log_line", "print('CANARY loading')\nprint('{\"predictions\": [1, 2]}')\n", {}, verdict::output_rejected,
+    {"log_line",
+     "print('CANARY loading')\nprint('{\"predictions\": [1, 2]}')\n",
+     {},
+     verdict::output_rejected,
      "does not start with a JSON object"},
-    {"extra_field", "print('{\"predictions\": [1, 2], \"CANARY\": 1}')\n", {}, verdict::output_rejected, "key other than"},
+    {"extra_field",
+     "print('{\"predictions\": [1, 2], \"CANARY\": 1}')\n",
+     {},
+     verdict::output_rejected,
+     "key other than"},
     {"count", "print('{\"predictions\": [1]}')\n", {}, verdict::output_rejected, "fewer predictions"},
     {"nan", "print('{\"predictions\": [1, NaN]}')\n", {}, verdict::output_rejected, "NaN or Infinity"},
-    {"probability", "print('{\"predictions\": [0.5, 1.5]}')\n", {"--task-type", "binary-classification"},
-     verdict::output_rejected, "outside [0, 1]"},
+    {"probability",
+     "print('{\"predictions\": [0.5, 1.5]}')\n",
+     {"--task-type", "binary-classification"},
+     verdict::output_rejected,
+     "outside [0, 1]"},
     {"never_reads_stdin", "print('{\"predictions\": [1, 2, 3]}')\n", {}, verdict::output_rejected, "more predictions"},
 };
 
@@ -331,7 +361,8 @@ TEST_F(SandboxScore, InputRefusalsRunNothing) {
   EXPECT_EQ(r.exit_code, code(verdict::input_refused));
   EXPECT_NE(r.err.find("not the reviewed"), std::string::npos) << r.err;
 
-  args = score_args(write("big.py", "#" + std::string(9u << 20, 'x') + "\n"), write("d3.csv", "a\n1\n"), {"a"}, path("o.csv"));
+  args = score_args(write("big.py", "#" + std::string(9u << 20, 'x') + "\n"), write("d3.csv", "a\n1\n"), {"a"},
+                    path("o.csv"));
   r = run(args);
   EXPECT_EQ(r.exit_code, code(verdict::input_refused));
   EXPECT_NE(r.err.find("8 MiB script limit"), std::string::npos) << r.err;

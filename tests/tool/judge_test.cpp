@@ -52,31 +52,67 @@ const judge_case cases[] = {
     {"clean_exit", [](completed_run&) {}, std::nullopt, ""},
     {"cleanup_failed", [](completed_run& d) { d.cleanup_problem = "container x could not be removed"; },
      verdict::cleanup_failed, "could not be removed"},
-    {"cleanup_beats_timeout", [](completed_run& d) { d.cleanup_problem = "gone?"; d.outcome.timed_out = true; },
+    {"cleanup_beats_timeout",
+     [](completed_run& d) {
+       d.cleanup_problem = "gone?";
+       d.outcome.timed_out = true;
+     },
      verdict::cleanup_failed, "gone?"},
     {"client_never_started", [](completed_run& d) { d.outcome.start_problem = "cannot start /usr/bin/docker: ENOENT"; },
      verdict::internal_error, "cannot start"},
     {"daemon_lost", [](completed_run& d) { d.daemon_lost = true; }, verdict::runtime_failed, "stopped answering"},
     {"timeout", [](completed_run& d) { d.outcome.timed_out = true; }, verdict::timeout, "7 s wall time"},
-    {"output_cap", [](completed_run& d) { d.outcome.output_cap_exceeded = true; }, verdict::output_cap_exceeded, "4 MiB"},
-    {"vanished", [](completed_run& d) { d.vanished = true; d.state.reset(); }, verdict::runtime_failed, "vanished"},
-    {"vanished_while_inspected", [](completed_run& d) { d.vanished = true; d.state->exit_code = 137; },
+    {"output_cap", [](completed_run& d) { d.outcome.output_cap_exceeded = true; }, verdict::output_cap_exceeded,
+     "4 MiB"},
+    {"vanished",
+     [](completed_run& d) {
+       d.vanished = true;
+       d.state.reset();
+     },
      verdict::runtime_failed, "vanished"},
-    {"oom_flag", [](completed_run& d) { d.state->oom_killed = true; d.state->exit_code = 137; }, verdict::memory_exhausted,
-     "256 MiB"},
+    {"vanished_while_inspected",
+     [](completed_run& d) {
+       d.vanished = true;
+       d.state->exit_code = 137;
+     },
+     verdict::runtime_failed, "vanished"},
+    {"oom_flag",
+     [](completed_run& d) {
+       d.state->oom_killed = true;
+       d.state->exit_code = 137;
+     },
+     verdict::memory_exhausted, "256 MiB"},
     {"oom_from_cgroup", [](completed_run& d) { d.outcome.usage.oom_kills = 1; }, verdict::memory_exhausted, "256 MiB"},
-    {"killed_at_memory_limit", [](completed_run& d) { d.state->exit_code = 137; d.outcome.usage.memory_limit_hits = 3; },
+    {"killed_at_memory_limit",
+     [](completed_run& d) {
+       d.state->exit_code = 137;
+       d.outcome.usage.memory_limit_hits = 3;
+     },
      verdict::memory_exhausted, "memory limit"},
-    {"never_started_with_error", [](completed_run& d) { d.state->started_at = "0001-01-01T00:00:00Z"; d.state->error = "OCI runtime failed"; },
+    {"never_started_with_error",
+     [](completed_run& d) {
+       d.state->started_at = "0001-01-01T00:00:00Z";
+       d.state->error = "OCI runtime failed";
+     },
      verdict::runtime_failed, "did not start: OCI runtime failed"},
-    {"never_created", [](completed_run& d) { d.state.reset(); d.outcome.container_id.clear(); d.outcome.client_exit_code = 125; },
+    {"never_created",
+     [](completed_run& d) {
+       d.state.reset();
+       d.outcome.container_id.clear();
+       d.outcome.client_exit_code = 125;
+     },
      verdict::runtime_failed, "client exit 125"},
     {"script_failed", [](completed_run& d) { d.state->exit_code = 3; }, verdict::script_failed, "status 3"},
-    {"script_failed_at_task_limit", [](completed_run& d) { d.state->exit_code = 2; d.outcome.usage.pids_limit_hits = 1; },
+    {"script_failed_at_task_limit",
+     [](completed_run& d) {
+       d.state->exit_code = 2;
+       d.outcome.usage.pids_limit_hits = 1;
+     },
      verdict::script_failed, "host task limit (192)"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Table, Judge, ::testing::ValuesIn(cases), [](const auto& i) { return std::string(i.param.name); });
+INSTANTIATE_TEST_SUITE_P(Table, Judge, ::testing::ValuesIn(cases),
+                         [](const auto& i) { return std::string(i.param.name); });
 
 }  // namespace
 }  // namespace plb::tool

@@ -43,8 +43,8 @@ class RequestChecks : public ::testing::Test {
     return r;
   }
   static std::string limit_name(sandbox::limit_field f) { return "limits." + std::string(sandbox::info(f).name); }
-  field_names names{"--model", "--model-sha256", "--runtime-image", "--feature", "--id-column", "--output",
-                    "--output (its provenance)", &limit_name};
+  field_names names{"--model",     "--model-sha256", "--runtime-image",           "--feature",
+                    "--id-column", "--output",       "--output (its provenance)", &limit_name};
 };
 
 TEST_F(RequestChecks, AGoodRequestParses) {
@@ -63,8 +63,14 @@ TEST_F(RequestChecks, EachBadFieldIsNamed) {
       {[](auto& r) { r.model_sha256 = "xyz"; }, "--model-sha256: "},
       {[](auto& r) { r.runtime_image = "python:3"; }, "--runtime-image python:3: "},
       {[](auto& r) { r.features.clear(); }, "--feature: at least one"},
-      {[](auto& r) { r.features = {"a", ""}; }, "--feature: empty column name"},
-      {[](auto& r) { r.features = {"a", "a"}; }, "--feature a: given more than once"},
+      {[](auto& r) {
+         r.features = {"a", ""};
+       },
+       "--feature: empty column name"},
+      {[](auto& r) {
+         r.features = {"a", "a"};
+       },
+       "--feature a: given more than once"},
       {[](auto& r) { r.id_column = "b"; }, "--id-column b: also given as a feature"},
       {[](auto& r) { r.limits.wall_seconds = 0; }, "limits.wall_seconds = 0 s: outside its bounds (1 to 3600)"},
       {[](auto& r) { r.limits.memory_mib = 65537; }, "limits.memory_mib = 65537 MiB"},

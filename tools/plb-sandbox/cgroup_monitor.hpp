@@ -9,12 +9,12 @@
 namespace plb::tool {
 
 struct cgroup_usage {
-  bool seen = false;                   // at least one sample was read
+  bool seen = false;  // at least one sample was read
   std::uint64_t memory_peak_bytes = 0;
-  std::uint64_t memory_limit_hits = 0; // memory.failcnt (v1) or memory.events max (v2)
+  std::uint64_t memory_limit_hits = 0;  // memory.failcnt (v1) or memory.events max (v2)
   std::uint64_t oom_kills = 0;
-  std::uint64_t pids_limit_hits = 0;   // pids.events max
-  std::uint64_t pids_peak = 0;         // highest pids.current sampled
+  std::uint64_t pids_limit_hits = 0;  // pids.events max
+  std::uint64_t pids_peak = 0;        // highest pids.current sampled
   std::uint64_t cpu_nanoseconds = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -34,9 +35,9 @@ class status_line {
   void show(const sandbox::scoring_progress& p) {
     if (!enabled_ || p.elapsed_seconds < 1.0) return;
     char line[128];
-    const int n = std::snprintf(line, sizeof line, "\rplb-sandbox: %s, %.1f s of %.0f s\033[K",
-                                p.stopping ? "stopping the sandbox" : "running in gVisor", p.elapsed_seconds,
-                                p.wall_seconds);
+    const int n =
+        std::snprintf(line, sizeof line, "\rplb-sandbox: %s, %.1f s of %.0f s\033[K",
+                      p.stopping ? "stopping the sandbox" : "running in gVisor", p.elapsed_seconds, p.wall_seconds);
     if (n > 0) written_ |= ::write(STDERR_FILENO, line, static_cast<std::size_t>(n)) > 0;
   }
 
@@ -55,7 +56,7 @@ void print_json(const sandbox::scoring_result& r) {
   o["message"] = r.message;
   o["predictions"] = r.predictions_path.empty() ? json::value(nullptr) : json::value(r.predictions_path);
   o["provenance"] = r.provenance_path.empty() ? json::value(nullptr) : json::value(r.provenance_path);
-  o["total_seconds"] = static_cast<double>(static_cast<long long>(r.total_seconds * 1000 + 0.5)) / 1000;
+  o["total_seconds"] = static_cast<double>(std::llround(r.total_seconds * 1000)) / 1000;
   o["usage"] = r.usage ? json::value(sandbox::to_json(*r.usage)) : json::value(nullptr);
   std::cout << json::serialize(o) << std::endl;
 }
@@ -66,7 +67,9 @@ int run_doctor(const std::string& image_text, const cancellation& cancel) {
   std::optional<sandbox::image_id> image;
   if (!image_text.empty()) {
     const auto parsed = sandbox::parse_image_id(image_text);
-    if (!parsed) plb::tool::fail(verdict::usage_error, "--runtime-image " + image_text + ": " + std::string(sandbox::message(parsed.error)));
+    if (!parsed)
+      plb::tool::fail(verdict::usage_error,
+                      "--runtime-image " + image_text + ": " + std::string(sandbox::message(parsed.error)));
     image = parsed.id;
   }
   host_facts facts;
@@ -77,7 +80,8 @@ int run_doctor(const std::string& image_text, const cancellation& cancel) {
     checks = inspect_host({docker_engine{}, std::nullopt, defaults, runs_dir, &cancel, inspect_mode::doctor}, facts);
   } else {
     run_directory dir(new_run_id());
-    checks = inspect_host({docker_engine{}, image, defaults, dir.docker_config_dir(), &cancel, inspect_mode::doctor}, facts);
+    checks =
+        inspect_host({docker_engine{}, image, defaults, dir.docker_config_dir(), &cancel, inspect_mode::doctor}, facts);
   }
   cancel.check();
   bool failed = false;

@@ -41,7 +41,8 @@ std::string capture_command(const std::string& path, const std::vector<std::stri
   read();
   proc.async_wait([&](bp::error_code, int) { deadline.cancel(); });
   ctx.run();
-  if (timed_out) fail(sandbox::verdict::host_refused, path + " did not finish within " + std::to_string(timeout.count()) + " s");
+  if (timed_out)
+    fail(sandbox::verdict::host_refused, path + " did not finish within " + std::to_string(timeout.count()) + " s");
   return text;
 }
 

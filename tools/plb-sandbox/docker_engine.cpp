@@ -17,8 +17,8 @@ engine_error bad_reply(const std::string& what, const std::string& problem) {
 
 // The parsed answer of a GET that may be a 404, through one of engine_json's parsers.
 template <class T, class Parse>
-engine_result<std::optional<T>> get_optional(const engine_transport& t, const std::string& path, const std::string& what,
-                                             Parse parse) {
+engine_result<std::optional<T>> get_optional(const engine_transport& t, const std::string& path,
+                                             const std::string& what, Parse parse) {
   std::string problem;
   const auto reply = t.get(path, problem);
   if (!reply) return unreachable(problem);
@@ -67,8 +67,8 @@ engine_result<std::optional<container_state>> docker_engine::inspect_container(c
 
 engine_result<std::vector<labelled_container>> docker_engine::list_labelled() const {
   const std::string filter = R"({"label":[")" + std::string(sandbox::policy_constants::run_label) + R"("]})";
-  auto r = get_optional<std::vector<labelled_container>>(transport_, "/containers/json?all=1&filters=" + url_encode(filter),
-                                                         "listing containers", parse_container_list);
+  auto r = get_optional<std::vector<labelled_container>>(
+      transport_, "/containers/json?all=1&filters=" + url_encode(filter), "listing containers", parse_container_list);
   if (!r) return r.error();
   if (!*r) return unexpected(404, "listing containers");
   return std::move(**r);

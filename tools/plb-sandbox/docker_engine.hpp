@@ -26,8 +26,8 @@ struct engine_error {
     bad_reply,          // an answer engine_json refused
   };
   kind what = kind::unreachable;
-  int status = 0;       // with unexpected_status
-  std::string detail;   // what was wrong, in the tool's words
+  int status = 0;      // with unexpected_status
+  std::string detail;  // what was wrong, in the tool's words
 
   std::string message() const;
 };

@@ -19,6 +19,7 @@
 #include <boost/asio.hpp>
 #include <boost/process/v2.hpp>
 
+#include "child_process.hpp"
 #include "container_killer.hpp"
 #include "failure.hpp"
 
@@ -29,34 +30,22 @@ namespace asio = boost::asio;
 namespace bp = boost::process::v2;
 using clock = std::chrono::steady_clock;
 
-// Runs in the child between fork and exec.
-struct child_setup {
-  template <class Launcher>
-  bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
-    // Boost.Process 1.81 leaks the parent's descriptors into the child: mark them close-on-exec.
-    if (::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
-      return bp::error_code(errno, bp::system_category());
-    // Own process group: a terminal's Ctrl-C reaches the tool, which then removes the container,
-    // instead of the client, which would detach and leave the container running.
-    if (::setpgid(0, 0) != 0) return bp::error_code(errno, bp::system_category());
-    // The tool ignores SIGPIPE and blocks the terminating signals for its signal thread; the
-    // client gets the defaults back.
-    ::signal(SIGPIPE, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    return {};
-  }
-};
-
 class watchdog_run {
  public:
   watchdog_run(const docker_run_request& r, const docker_engine& e, cgroup_monitor& m)
-      : request_(r), sampling_engine_(e.socket_path(), std::chrono::seconds(2)), monitor_(m), deadline_(ctx_), sampler_(ctx_),
-        stdin_(ctx_), stdout_(ctx_), stderr_(ctx_), killer_(e, r.container_name) {}
+      : request_(r),
+        sampling_engine_(e.socket_path(), std::chrono::seconds(2)),
+        monitor_(m),
+        deadline_(ctx_),
+        sampler_(ctx_),
+        stdin_(ctx_),
+        stdout_(ctx_),
+        stderr_(ctx_),
+        killer_(e, r.container_name) {}
 
   docker_run_outcome run() {
     std::vector<const char*> envp;
+    envp.reserve(request_.environment.size() + 1);
     for (const auto& v : request_.environment) envp.push_back(v.c_str());
     envp.push_back(nullptr);
     bp::posix::default_launcher launcher;
@@ -148,7 +137,8 @@ class watchdog_run {
   }
 
   // Samples the cgroup every 100 ms; the first samples also learn the container's ID, and every
-  // fifth asks whether the daemon still answers. Each sample also honours a stop request. Short timeouts: this thread also drains output.
+  // fifth asks whether the daemon still answers. Each sample also honours a stop request. Short timeouts: this thread
+  // also drains output.
   void sample() {
     if (request_.cancel && request_.cancel->signal() && !outcome_.interrupted_by) {
       outcome_.interrupted_by = request_.cancel->signal();
@@ -206,29 +196,6 @@ class watchdog_run {
 };
 
 }  // namespace
-
-// A script that exits without reading stdin must cost us an EPIPE, not a fatal SIGPIPE, and a
-// library must not change the process's dispositions: SIGPIPE is blocked in this thread (which
-// does all the writing) for the run, and one raised meanwhile is consumed before unblocking.
-class sigpipe_blocked {
- public:
-  sigpipe_blocked() noexcept {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    ::pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-  }
-  ~sigpipe_blocked() {
-    const timespec zero{0, 0};
-    while (::sigtimedwait(&pipe_, nullptr, &zero) == SIGPIPE) {
-    }
-    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  sigpipe_blocked(const sigpipe_blocked&) = delete;
-  sigpipe_blocked& operator=(const sigpipe_blocked&) = delete;
-
- private:
-  sigset_t pipe_, old_;
-};
 
 docker_run_outcome run_docker(const docker_run_request& request, const docker_engine& engine, cgroup_monitor& monitor) {
   const sigpipe_blocked quiet;

@@ -33,16 +33,16 @@ struct docker_run_request {
   std::string_view stdin_data;
   std::chrono::milliseconds wall{std::chrono::seconds(sandbox::SandboxLimits{}.wall_seconds)};
   std::size_t output_cap_bytes = sandbox::bytes(sandbox::SandboxLimits{}.output_mib);
-  std::vector<std::string> environment;  // "NAME=value", the client's whole environment
+  std::vector<std::string> environment;                               // "NAME=value", the client's whole environment
   std::function<void(const sandbox::scoring_progress&)> on_progress;  // every 200 ms; may be empty
-  const cancellation* cancel = nullptr;  // polled while the container runs
-  reaper* watcher = nullptr;             // told the client's PID and the wall time
+  const cancellation* cancel = nullptr;                               // polled while the container runs
+  reaper* watcher = nullptr;                                          // told the client's PID and the wall time
 };
 
 struct docker_run_outcome {
   bool client_exited = false;
-  int client_exit_code = -1;     // valid when client_exited
-  int client_signal = 0;         // the client died by this signal
+  int client_exit_code = -1;  // valid when client_exited
+  int client_signal = 0;      // the client died by this signal
   bool timed_out = false;
   bool output_cap_exceeded = false;
   int interrupted_by = 0;        // the signal of a stop request honoured during the run
@@ -55,8 +55,7 @@ struct docker_run_outcome {
   cgroup_usage usage;
 };
 
-docker_run_outcome run_docker(const docker_run_request& request, const docker_engine& engine,
-                              cgroup_monitor& monitor);
+docker_run_outcome run_docker(const docker_run_request& request, const docker_engine& engine, cgroup_monitor& monitor);
 
 // The docker client's environment: nothing of the operator's, only what points it at the local
 // daemon with an empty private configuration (no contexts, plugins or credential helpers).

@@ -138,7 +138,8 @@ std::optional<container_state> parse_container_inspect(std::string_view text, st
   return std::nullopt;
 }
 
-std::optional<std::vector<labelled_container>> parse_container_list(std::string_view text, std::string& problem) noexcept try {
+std::optional<std::vector<labelled_container>> parse_container_list(std::string_view text,
+                                                                    std::string& problem) noexcept try {
   auto v = parse_bounded(text, problem);
   if (!v) return std::nullopt;
   if (!v->is_array()) {

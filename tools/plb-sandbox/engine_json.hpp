@@ -43,7 +43,7 @@ struct container_state {
   std::int64_t exit_code = 0;
   std::string started_at;
   std::string finished_at;
-  std::string error;   // the daemon's own start error, if any
+  std::string error;  // the daemon's own start error, if any
 };
 
 struct labelled_container {
@@ -57,6 +57,7 @@ std::optional<daemon_info> parse_daemon_info(std::string_view json, std::string&
 std::optional<image_facts> parse_image_inspect(std::string_view json, std::string& problem) noexcept;
 std::optional<container_state> parse_container_inspect(std::string_view json, std::string& problem) noexcept;
 // GET /containers/json: the name and run label of each; any entry without a name is refused.
-std::optional<std::vector<labelled_container>> parse_container_list(std::string_view json, std::string& problem) noexcept;
+std::optional<std::vector<labelled_container>> parse_container_list(std::string_view json,
+                                                                    std::string& problem) noexcept;
 
 }  // namespace plb::tool

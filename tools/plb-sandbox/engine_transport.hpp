@@ -20,7 +20,7 @@ struct engine_reply {
 class engine_transport {
  public:
   explicit engine_transport(std::string socket_path = docker_socket,
-                         std::chrono::seconds timeout = std::chrono::seconds(30));
+                            std::chrono::seconds timeout = std::chrono::seconds(30));
 
   // nullopt when the daemon cannot be reached at all; `problem` then says why.
   std::optional<engine_reply> get(const std::string& path, std::string& problem) const;

@@ -10,8 +10,14 @@ namespace plb::tool {
 
 explanation explain(const score_request& request) {
   const prepared_inputs in = prepare_inputs(request, nullptr);
-  explanation e{request, in.script.bytes.size(), in.script.digest.hex(), in.input.table.rows(),
-                in.input.table.columns(), in.document.size(), {}, {}};
+  explanation e{request,
+                in.script.bytes.size(),
+                in.script.digest.hex(),
+                in.input.table.rows(),
+                in.input.table.columns(),
+                in.document.size(),
+                {},
+                {}};
   host_facts facts;
   const std::optional<sandbox::image_id> image(request.image);
   e.checks = inspect_host({docker_engine{}, image, request.limits, runs_dir, nullptr, inspect_mode::explain}, facts);
@@ -31,8 +37,8 @@ std::vector<std::string> explanation_lines(const explanation& e) {
       "nothing was run; a sandbox-score with these flags would:",
       "  run --model " + r.model + " (" + std::to_string(e.script_bytes) + " bytes, SHA-256 " + e.script_sha256 +
           ", verified)",
-      "  on " + std::to_string(e.rows) + " rows x " + std::to_string(e.columns) + " features of --data " + r.data + " (" +
-          std::to_string(e.stdin_bytes) + " bytes of JSON on stdin)",
+      "  on " + std::to_string(e.rows) + " rows x " + std::to_string(e.columns) + " features of --data " + r.data +
+          " (" + std::to_string(e.stdin_bytes) + " bytes of JSON on stdin)",
       "  as " + std::string(sandbox::name(r.task)) + ", writing " + r.output + " and " + r.provenance,
       "host (no container started):"};
   for (const auto& line : render_checks(e.checks)) lines.push_back("  " + line);
@@ -52,20 +58,22 @@ boost::json::object explanation_json(const explanation& e) {
   json::array checks;
   for (const auto& c : e.checks) {
     const char* status = c.status == check_status::pass ? "pass" : c.status == check_status::fail ? "fail" : "skipped";
-    checks.push_back(json::object{{"requirement", c.requirement}, {"status", status}, {"detail", c.detail}, {"fix", c.fix}});
+    checks.push_back(
+        json::object{{"requirement", c.requirement}, {"status", status}, {"detail", c.detail}, {"fix", c.fix}});
   }
   json::object limits;
   for (const auto& i : sandbox::limit_table) limits[i.name] = sandbox::get(e.request.limits, i.field);
   limits["pids_limit"] = sandbox::pids_limit(e.request.limits);
   json::array argv;
   for (const auto& a : e.argv) argv.emplace_back(a);
-  return json::object{{"script", {{"path", e.request.model}, {"bytes", e.script_bytes}, {"sha256", e.script_sha256}}},
-                      {"data", {{"path", e.request.data}, {"rows", e.rows}, {"features", e.columns}, {"stdin_bytes", e.stdin_bytes}}},
-                      {"task_type", sandbox::name(e.request.task)},
-                      {"outputs", {{"predictions", e.request.output}, {"provenance", e.request.provenance}}},
-                      {"host", std::move(checks)},
-                      {"limits", std::move(limits)},
-                      {"docker_argv", std::move(argv)}};
+  return json::object{
+      {"script", {{"path", e.request.model}, {"bytes", e.script_bytes}, {"sha256", e.script_sha256}}},
+      {"data", {{"path", e.request.data}, {"rows", e.rows}, {"features", e.columns}, {"stdin_bytes", e.stdin_bytes}}},
+      {"task_type", sandbox::name(e.request.task)},
+      {"outputs", {{"predictions", e.request.output}, {"provenance", e.request.provenance}}},
+      {"host", std::move(checks)},
+      {"limits", std::move(limits)},
+      {"docker_argv", std::move(argv)}};
 }
 
 }  // namespace plb::tool

@@ -71,7 +71,7 @@ read_result read_up_to(int fd, std::size_t max_bytes);
 
 // A small regular file (cgroup counters, caches, configuration), at most `max_bytes`; nullopt if
 // it cannot be opened, is not a regular file, or is larger.
-std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes = 64 * 1024);
+std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes = std::size_t{64} * 1024);
 
 // Writes all of `data` to `fd`, retrying short writes and EINTR. Returns 0 or the errno.
 int write_all(int fd, std::string_view data) noexcept;

@@ -34,9 +34,11 @@ std::string proof_key(const proof_request& r) {
   std::ostringstream k;
   k << "v1\n" << r.daemon.id << '\n' << r.daemon.server_version << '\n' << r.runtime.path << '\n';
   for (const auto& a : r.runtime.args) k << a << '\0';
-  k << '\n' << st.st_dev << ':' << st.st_ino << ':' << st.st_size << ':' << st.st_mtim.tv_sec << '.'
-    << st.st_mtim.tv_nsec << ':' << st.st_ctim.tv_sec << '.' << st.st_ctim.tv_nsec << '\n'
-    << r.image.str() << '\n' << r.host_kernel << '\n';
+  k << '\n'
+    << st.st_dev << ':' << st.st_ino << ':' << st.st_size << ':' << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec
+    << ':' << st.st_ctim.tv_sec << '.' << st.st_ctim.tv_nsec << '\n'
+    << r.image.str() << '\n'
+    << r.host_kernel << '\n';
   return sandbox::sha256_of(k.str()).digest.hex();
 }
 
@@ -49,8 +51,8 @@ void store_proof(const std::string& key, const std::string& guest_kernel, const 
   if (!dir) return;
   const std::string name = key + ".json";
   const std::string tmp = name + ".tmp." + std::to_string(::getpid());
-  const std::string text = boost::json::serialize(
-      boost::json::object{{"guest_kernel", guest_kernel}, {"runtime_version", runtime_version}});
+  const std::string text =
+      boost::json::serialize(boost::json::object{{"guest_kernel", guest_kernel}, {"runtime_version", runtime_version}});
   {
     const unique_fd out(::openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!out || write_all(out.get(), text) != 0) {
@@ -113,8 +115,9 @@ std::optional<refusal> prove_gvisor(const proof_request& r, gvisor_proof& proof)
   while (!release.empty() && (release.back() == '\n' || release.back() == '\r')) release.pop_back();
   if (!safe_release(release)) return refusal{"the probe printed no kernel release", "check the image's python"};
   if (release == r.host_kernel)
-    return refusal{"the runtime named runsc runs containers on the host kernel (" + r.host_kernel + "): it is not gVisor",
-                   "point the runsc entry in /etc/docker/daemon.json at the gVisor runsc binary and restart dockerd"};
+    return refusal{
+        "the runtime named runsc runs containers on the host kernel (" + r.host_kernel + "): it is not gVisor",
+        "point the runsc entry in /etc/docker/daemon.json at the gVisor runsc binary and restart dockerd"};
   store_proof(proof_key(r), release, r.runtime_version);
   proof = {release, false};
   return std::nullopt;

@@ -20,7 +20,8 @@ std::optional<refusal> state_directories(check_context&, std::string& detail) {
 std::optional<refusal> local_daemon_only(check_context&, std::string& detail) {
   const std::string local = std::string("unix://") + docker_socket;
   if (const char* h = std::getenv("DOCKER_HOST"); h && *h && local != h)
-    return refusal{std::string("DOCKER_HOST is set to ") + h + ", but plb-sandbox only uses " + local, "unset DOCKER_HOST"};
+    return refusal{std::string("DOCKER_HOST is set to ") + h + ", but plb-sandbox only uses " + local,
+                   "unset DOCKER_HOST"};
   if (const char* x = std::getenv("DOCKER_CONTEXT"); x && *x && std::string(x) != "default")
     return refusal{std::string("DOCKER_CONTEXT is set to ") + x + ", but plb-sandbox only uses the local daemon",
                    "unset DOCKER_CONTEXT"};
@@ -71,9 +72,10 @@ std::optional<refusal> linux_daemon(check_context& c, std::string& detail) {
 
 std::optional<refusal> cgroup_controllers(check_context& c, std::string& detail) {
   const daemon_info& d = c.facts.daemon;
-  const std::pair<bool, const char*> controllers[] = {
-      {d.memory_limit, "memory"}, {d.swap_limit, "memory swap accounting"}, {d.cpu_cfs_quota, "cpu (CFS quota)"},
-      {d.pids_limit, "pids"}};
+  const std::pair<bool, const char*> controllers[] = {{d.memory_limit, "memory"},
+                                                      {d.swap_limit, "memory swap accounting"},
+                                                      {d.cpu_cfs_quota, "cpu (CFS quota)"},
+                                                      {d.pids_limit, "pids"}};
   for (const auto& [ok, what] : controllers)
     if (!ok)
       return refusal{std::string("the daemon reports no ") + what + " controller",

@@ -10,9 +10,10 @@ namespace plb::tool::checks {
 std::optional<refusal> runsc_registered(check_context& c, std::string& detail) {
   const auto rt = c.facts.daemon.runtimes.find(std::string(sandbox::policy_constants::runtime));
   if (rt == c.facts.daemon.runtimes.end())
-    return refusal{"the daemon has no runsc runtime",
-                   "install gVisor and register it in /etc/docker/daemon.json (\"runtimes\": {\"runsc\": {\"path\": "
-                   "\"/usr/bin/runsc\", \"runtimeArgs\": [\"--network=none\", \"--platform=systrap\"]}}), then restart dockerd"};
+    return refusal{
+        "the daemon has no runsc runtime",
+        "install gVisor and register it in /etc/docker/daemon.json (\"runtimes\": {\"runsc\": {\"path\": "
+        "\"/usr/bin/runsc\", \"runtimeArgs\": [\"--network=none\", \"--platform=systrap\"]}}), then restart dockerd"};
   c.facts.runtime = rt->second;
   if (c.facts.runtime.path.empty()) c.facts.runtime.path = std::string(sandbox::policy_constants::runtime);
   const std::string& path = c.facts.runtime.path;
@@ -63,14 +64,15 @@ std::optional<refusal> image_is_present(check_context& c, std::string& detail) {
 
 std::optional<refusal> image_has_no_volumes(check_context& c, std::string& detail) {
   if (c.image->has_volumes)
-    return refusal{"image " + c.what.image->str() + " declares volumes, which would add mounts", "rebuild it without VOLUME"};
+    return refusal{"image " + c.what.image->str() + " declares volumes, which would add mounts",
+                   "rebuild it without VOLUME"};
   detail = "none declared";
   return std::nullopt;
 }
 
 std::optional<refusal> runsc_is_gvisor(check_context& c, std::string& detail) {
   host_facts& f = c.facts;
-  const proof_request r{c.what.engine, f.daemon,      f.runtime,         *c.what.image, c.what.limits,
+  const proof_request r{c.what.engine,   f.daemon,      f.runtime,         *c.what.image, c.what.limits,
                         c.what.work_dir, f.host_kernel, f.runtime_version, c.what.cancel};
   gvisor_proof proof;
   if (auto cached = cached_proof(r)) {

@@ -27,8 +27,9 @@ std::optional<run_verdict> judge(const completed_run& done, const sandbox::Sandb
   if (!done.cleanup_problem.empty()) return run_verdict{verdict::cleanup_failed, done.cleanup_problem};
   if (!out.start_problem.empty()) return run_verdict{verdict::internal_error, out.start_problem};
   if (done.daemon_lost)
-    return run_verdict{verdict::runtime_failed,
-                       "the Docker daemon stopped answering during the run (restarted?); the run's container was removed"};
+    return run_verdict{
+        verdict::runtime_failed,
+        "the Docker daemon stopped answering during the run (restarted?); the run's container was removed"};
   if (out.timed_out)
     return run_verdict{verdict::timeout,
                        "the script did not finish within its " + std::to_string(limits.wall_seconds) + " s wall time"};

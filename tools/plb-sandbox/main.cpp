@@ -45,12 +45,14 @@ cli_commands add_commands(CLI::App& app, cli_options& o) {
   plb::tool::add_score_flags(*c.score, o.score);
   c.score->add_flag("--json", o.json_summary, "print one JSON summary on stdout (never the script's output)");
   c.score->footer(footer);
-  c.explain = app.add_subcommand("explain", "check the sandbox-score flags, inputs and host, and print the exact "
-                                            "docker argv and limits; runs nothing");
+  c.explain = app.add_subcommand("explain",
+                                 "check the sandbox-score flags, inputs and host, and print the exact "
+                                 "docker argv and limits; runs nothing");
   plb::tool::add_score_flags(*c.explain, o.explain);
   c.explain->add_flag("--json", o.explain_json, "print one JSON object (checks, limits, docker argv) instead of text");
   c.doctor = app.add_subcommand("doctor", "check the host as the preflight does and print each requirement");
-  c.doctor->add_option("--runtime-image", o.doctor_image, "also check this reviewed image and prove runsc is gVisor with it");
+  c.doctor->add_option("--runtime-image", o.doctor_image,
+                       "also check this reviewed image and prove runsc is gVisor with it");
   c.sweep = app.add_subcommand(
       "sweep", "remove the stopped containers and run directories of runs whose plb-sandbox process died");
   return c;

@@ -40,7 +40,8 @@ void append_csv_field(std::string& out, const std::string& s) {
 // there is nothing to clean up.
 unique_fd create_unnamed(const std::string& dir, const std::string& contents) {
   unique_fd fd(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
-  if (!fd) fail(sandbox::verdict::internal_error, "cannot create an output file in " + dir + ": " + std::strerror(errno));
+  if (!fd)
+    fail(sandbox::verdict::internal_error, "cannot create an output file in " + dir + ": " + std::strerror(errno));
   if (const int e = write_all(fd.get(), contents))
     fail(sandbox::verdict::internal_error, "cannot write an output file in " + dir + ": " + std::strerror(e));
   if (::fsync(fd.get()) != 0)
@@ -59,7 +60,9 @@ bool link_as(const unique_fd& fd, const std::string& path, int& error) {
 }  // namespace
 
 void check_fresh_output(const std::string& path, const char* flag) {
-  const auto refuse = [&](const std::string& why) { fail(sandbox::verdict::usage_error, std::string(flag) + " " + path + ": " + why); };
+  const auto refuse = [&](const std::string& why) {
+    fail(sandbox::verdict::usage_error, std::string(flag) + " " + path + ": " + why);
+  };
   if (path.empty()) fail(sandbox::verdict::usage_error, std::string(flag) + " is empty");
   if (path.size() >= PATH_MAX) refuse("path longer than the system allows");
   struct stat st {};
@@ -84,13 +87,17 @@ std::string provenance_path_for(const std::string& output) { return output + ".s
 std::string render_predictions_csv(const sandbox::feature_table& table, const std::vector<double>& predictions) {
   std::string out;
   out.reserve(predictions.size() * 24 + 32);
-  if (table.id_column.empty()) out += "row";
-  else append_csv_field(out, table.id_column);
+  if (table.id_column.empty())
+    out += "row";
+  else
+    append_csv_field(out, table.id_column);
   out += ",prediction\n";
   char buf[32];
   for (std::size_t i = 0; i < predictions.size(); ++i) {
-    if (table.id_column.empty()) out += std::to_string(i);
-    else append_csv_field(out, table.ids[i]);
+    if (table.id_column.empty())
+      out += std::to_string(i);
+    else
+      append_csv_field(out, table.ids[i]);
     out += ',';
     const auto r = std::to_chars(buf, buf + sizeof buf, predictions[i]);
     out.append(buf, r.ptr);
@@ -106,7 +113,8 @@ void publish_outputs(const std::string& predictions_path, const std::string& pre
   int error = 0;
   const bool first = link_as(a, predictions_path, error);
   const bool second = first && link_as(b, provenance_path, error);
-  if (!first) fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + std::strerror(error));
+  if (!first)
+    fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + std::strerror(error));
   if (!second) {
     ::unlink(predictions_path.c_str());  // ours: linked a moment ago, never both or neither broken
     fail(sandbox::verdict::internal_error, "cannot publish " + provenance_path + ": " + std::strerror(error));

@@ -20,7 +20,8 @@ host_facts preflight(const docker_engine& engine, const sandbox::image_id& image
 std::vector<std::string> render_checks(const std::vector<check_result>& checks) {
   std::vector<std::string> lines;
   std::ostringstream head;
-  head << std::left << std::setw(22) << "requirement" << std::setw(8) << "result" << "detail";
+  head << std::left << std::setw(22) << "requirement" << std::setw(8) << "result"
+       << "detail";
   lines.push_back(head.str());
   for (const auto& c : checks) {
     const char* mark = c.status == check_status::pass ? "pass" : c.status == check_status::fail ? "FAIL" : "skip";

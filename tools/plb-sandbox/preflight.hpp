@@ -21,11 +21,11 @@ namespace plb::tool {
 
 struct host_facts {
   daemon_info daemon;
-  runtime_entry runtime;        // the daemon's runsc entry (path made absolute)
-  std::string runtime_version;  // first line of `runsc --version`
-  std::string runtime_release;  // its release date, "20240729"
-  std::string runtime_platform; // from the daemon's runtime arguments, "systrap"
-  std::string guest_kernel;     // the release a sandboxed process sees
+  runtime_entry runtime;         // the daemon's runsc entry (path made absolute)
+  std::string runtime_version;   // first line of `runsc --version`
+  std::string runtime_release;   // its release date, "20240729"
+  std::string runtime_platform;  // from the daemon's runtime arguments, "systrap"
+  std::string guest_kernel;      // the release a sandboxed process sees
   std::string host_kernel;
   bool proof_from_cache = false;
 };

@@ -146,7 +146,8 @@ int engine_call(const reaper_plan& plan, const std::string& request) noexcept {
 reaper::reaper(const std::string& socket_path, const std::string& container_name) {
   reaper_plan plan;
   plan.address.sun_family = AF_UNIX;
-  if (socket_path.size() >= sizeof plan.address.sun_path) fail(sandbox::verdict::internal_error, "socket path too long");
+  if (socket_path.size() >= sizeof plan.address.sun_path)
+    fail(sandbox::verdict::internal_error, "socket path too long");
   std::memcpy(plan.address.sun_path, socket_path.c_str(), socket_path.size() + 1);
   plan.kill_request = engine_request("POST", "/containers/" + container_name + "/kill?signal=KILL");
   plan.remove_request = engine_request("DELETE", "/containers/" + container_name + "?force=1");
@@ -160,7 +161,8 @@ reaper::reaper(const std::string& socket_path, const std::string& container_name
   pipe_.reset(fds[1]);
 
   const pid_t first = ::fork();
-  if (first < 0) fail(sandbox::verdict::internal_error, "cannot start the reaper: " + std::string(std::strerror(errno)));
+  if (first < 0)
+    fail(sandbox::verdict::internal_error, "cannot start the reaper: " + std::string(std::strerror(errno)));
   if (first == 0) {
     // Its own session: no terminal or process-group signal meant for the tool reaches it.
     ::setsid();
@@ -186,8 +188,7 @@ reaper::reaper(const std::string& socket_path, const std::string& container_name
   int status = 0;
   while (::waitpid(first, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    fail(sandbox::verdict::internal_error, "cannot start the reaper");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail(sandbox::verdict::internal_error, "cannot start the reaper");
 }
 
 reaper::~reaper() = default;

@@ -15,8 +15,14 @@ std::string limit_field_name(sandbox::limit_field f) { return "limits." + std::s
 }  // namespace
 
 field_names api_field_names() noexcept {
-  return {"model_path", "model_sha256", "runtime_image", "features", "id_column", "output_path",
-          "output_path (its provenance)", &limit_field_name};
+  return {"model_path",
+          "model_sha256",
+          "runtime_image",
+          "features",
+          "id_column",
+          "output_path",
+          "output_path (its provenance)",
+          &limit_field_name};
 }
 
 score_request check_request(const sandbox::scoring_request& in, const field_names& names) {
@@ -30,7 +36,8 @@ score_request check_request(const sandbox::scoring_request& in, const field_name
   if (!image)
     fail(verdict::usage_error,
          std::string(names.runtime_image) + " " + in.runtime_image + ": " + std::string(sandbox::message(image.error)));
-  if (in.features.empty()) fail(verdict::usage_error, std::string(names.feature) + ": at least one feature column is needed");
+  if (in.features.empty())
+    fail(verdict::usage_error, std::string(names.feature) + ": at least one feature column is needed");
   std::set<std::string> seen;
   for (const auto& feature : in.features) {
     if (feature.empty()) fail(verdict::usage_error, std::string(names.feature) + ": empty column name");
@@ -43,13 +50,14 @@ score_request check_request(const sandbox::scoring_request& in, const field_name
   if (const auto v = sandbox::validate(in.limits)) {
     const auto& i = sandbox::info(v->field);
     fail(verdict::usage_error, names.limit(v->field) + " = " + std::to_string(v->value) + " " + std::string(i.unit) +
-                                   ": outside its bounds (" + std::to_string(i.min) + " to " + std::to_string(i.max) + ")");
+                                   ": outside its bounds (" + std::to_string(i.min) + " to " + std::to_string(i.max) +
+                                   ")");
   }
   const std::string provenance = provenance_path_for(in.output_path);
   check_fresh_output(in.output_path, names.output);
   check_fresh_output(provenance, names.provenance);
-  return score_request{in.model_path, digest.digest, *image.id,    in.data_path, in.features,
-                       in.id_column,  in.task,       in.limits,    in.output_path, provenance};
+  return score_request{in.model_path, digest.digest, *image.id, in.data_path,   in.features,
+                       in.id_column,  in.task,       in.limits, in.output_path, provenance};
 }
 
 }  // namespace plb::tool

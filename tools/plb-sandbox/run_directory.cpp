@@ -19,8 +19,8 @@ run_directory::run_directory(const std::string& run_id) {
   const unique_fd runs = open_runs_dir();
   path_ = std::string(runs_dir) + "/" + run_id;
   if (::mkdirat(runs.get(), run_id.c_str(), 0700) != 0)
-    fail(sandbox::verdict::host_refused, "cannot create the run directory " + path_ + " (" + std::strerror(errno) +
-                                             "): run plb-sandbox as root");
+    fail(sandbox::verdict::host_refused,
+         "cannot create the run directory " + path_ + " (" + std::strerror(errno) + "): run plb-sandbox as root");
   dir_.reset(::openat(runs.get(), run_id.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!dir_ || ::fchmod(dir_.get(), 0700) != 0)
     fail(sandbox::verdict::internal_error, "cannot open the run directory " + path_ + ": " + std::strerror(errno));

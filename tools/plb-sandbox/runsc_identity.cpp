@@ -9,7 +9,7 @@ namespace plb::tool {
 std::string runsc_release(const std::string& version_line) {
   const auto tilde = version_line.find('~');
   if (tilde == std::string::npos || version_line.size() < tilde + 9) return {};
-  const std::string date = version_line.substr(tilde + 1, 8);
+  std::string date = version_line.substr(tilde + 1, 8);
   for (char ch : date)
     if (ch < '0' || ch > '9') return {};
   return date;

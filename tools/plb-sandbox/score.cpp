@@ -37,7 +37,8 @@ std::string utc_now() {
 
 }  // namespace
 
-sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path, const std::string& run_id) {
+sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
+                                     const std::string& run_id) {
   sandbox::sandbox_policy_builder builder;
   builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
   auto spec = builder.build();
@@ -71,9 +72,9 @@ std::vector<double> parse_stdout(const std::string& stdout_bytes, const score_re
   return predictions;
 }
 
-sandbox::provenance_record provenance_of(const score_request& request, const host_facts& host, const prepared_inputs& in,
-                                         const sandbox::sha256_digest& model, const std::string& csv_text,
-                                         const sandbox::sandbox_usage& usage) {
+sandbox::provenance_record provenance_of(const score_request& request, const host_facts& host,
+                                         const prepared_inputs& in, const sandbox::sha256_digest& model,
+                                         const std::string& csv_text, const sandbox::sandbox_usage& usage) {
   sandbox::provenance_record rec;
   rec.tool_version = PLB_SANDBOX_VERSION;
   rec.model_sha256 = model;
@@ -107,11 +108,13 @@ prepared_inputs prepare_inputs(const score_request& request, const cancellation*
   enc.max_bytes = sandbox::bytes(request.limits.input_json_mib);
   // The bound, not the exact size: computing that would format every value twice. Pages of the
   // reservation that the document never reaches are never touched.
-  p.document.reserve(std::min(sandbox::encoded_size_bound(p.input.table.values.size(), p.input.table.columns()),
-                              enc.max_bytes));
-  const auto encoded = sandbox::encode_features_to_string(p.input.table.values, p.input.table.columns(), p.document, enc);
+  p.document.reserve(
+      std::min(sandbox::encoded_size_bound(p.input.table.values.size(), p.input.table.columns()), enc.max_bytes));
+  const auto encoded =
+      sandbox::encode_features_to_string(p.input.table.values, p.input.table.columns(), p.document, enc);
   if (!encoded)
-    fail(verdict::input_refused, "--data " + request.data + ": the encoded input would be " + std::to_string(encoded.bytes) +
+    fail(verdict::input_refused, "--data " + request.data + ": the encoded input would be " +
+                                     std::to_string(encoded.bytes) +
                                      " bytes: " + std::string(sandbox::message(encoded.error)) + " (" +
                                      std::to_string(request.limits.input_json_mib) + " MiB)");
   return p;

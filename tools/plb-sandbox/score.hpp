@@ -24,7 +24,6 @@ struct run_report {
   double total_seconds = 0;
 };
 
-
 // Everything that needs no host: the script verified against its digest, the data read and the
 // features document encoded within its limit.
 struct prepared_inputs {

@@ -10,8 +10,8 @@ using sandbox::limit_field;
 
 std::string bounds_text(limit_field f) {
   const auto& i = sandbox::info(f);
-  return "default " + std::to_string(sandbox::get(sandbox::SandboxLimits{}, f)) + ", " + std::to_string(i.min) + " to " +
-         std::to_string(i.max);
+  return "default " + std::to_string(sandbox::get(sandbox::SandboxLimits{}, f)) + ", " + std::to_string(i.min) +
+         " to " + std::to_string(i.max);
 }
 
 // An empty value is an error, not the default: only a flag that was not given means the default.
@@ -21,9 +21,8 @@ std::uint64_t limit_flag(const char* flag, limit_field f, const std::string& tex
   if (!r) {
     const auto& i = sandbox::info(f);
     fail(sandbox::verdict::usage_error, std::string(flag) + (text.empty() ? std::string(" \"\"") : " " + text) + ": " +
-                                            std::string(sandbox::message(r.error)) +
-                                            " (a whole number from " + std::to_string(i.min) + " to " +
-                                            std::to_string(i.max) + ")");
+                                            std::string(sandbox::message(r.error)) + " (a whole number from " +
+                                            std::to_string(i.min) + " to " + std::to_string(i.max) + ")");
   }
   return r.value;
 }
@@ -50,8 +49,8 @@ void add_score_flags(CLI::App& c, score_flags& f) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c.add_option("--task-type", f.task_type, "regression | binary-classification (probabilities in [0, 1])")->required();
-  f.seconds_option =
-      c.add_option("--seconds", f.seconds, "wall-time limit in seconds (" + bounds_text(limit_field::wall_seconds) + ")");
+  f.seconds_option = c.add_option("--seconds", f.seconds,
+                                  "wall-time limit in seconds (" + bounds_text(limit_field::wall_seconds) + ")");
   f.memory_option = c.add_option("--memory-mb", f.memory_mb,
                                  "memory limit in MiB, swap disabled (" + bounds_text(limit_field::memory_mib) + ")");
   c.add_option("--output", f.output, "the predictions CSV to create; provenance goes to <output>.sandbox.json")
@@ -69,7 +68,8 @@ sandbox::scoring_request request_from_flags(const score_flags& f) {
   r.id_column = f.id_column;
   const auto task = sandbox::parse_task_type(f.task_type);
   if (!task)
-    fail(sandbox::verdict::usage_error, "--task-type " + f.task_type + ": expected regression or binary-classification");
+    fail(sandbox::verdict::usage_error,
+         "--task-type " + f.task_type + ": expected regression or binary-classification");
   r.task = *task;
   r.limits.wall_seconds = limit_flag("--seconds", limit_field::wall_seconds, f.seconds, f.seconds_option);
   r.limits.memory_mib = limit_flag("--memory-mb", limit_field::memory_mib, f.memory_mb, f.memory_option);
@@ -78,8 +78,8 @@ sandbox::scoring_request request_from_flags(const score_flags& f) {
 }
 
 score_request check_score_flags(const score_flags& f) {
-  static constexpr field_names flags{"--model", "--model-sha256", "--runtime-image", "--feature",
-                                     "--id-column", "--output", "--output (its provenance)", &flag_of};
+  static constexpr field_names flags{"--model",     "--model-sha256", "--runtime-image",           "--feature",
+                                     "--id-column", "--output",       "--output (its provenance)", &flag_of};
   return check_request(request_from_flags(f), flags);
 }
 

@@ -17,7 +17,8 @@ namespace {
 
 }  // namespace
 
-verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected, std::size_t max_bytes) {
+verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected,
+                            std::size_t max_bytes) {
   const opened_file in = open_regular_file(model_path);
   if (!in) refuse("--model " + model_path + ": " + describe(in));
   // One bounded read: what is hashed is exactly what is copied, whatever happens to the file.
@@ -43,14 +44,15 @@ script_snapshot write_snapshot(const verified_script& script, const run_director
   snap.path = dir.path() + "/" + snapshot_file_name;
 
   // Relative to the run directory's descriptor: nothing on the path can be swapped meanwhile.
-  const unique_fd out(::openat(dir.fd(), snapshot_file_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400));
+  const unique_fd out(
+      ::openat(dir.fd(), snapshot_file_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400));
   if (!out) fail(sandbox::verdict::internal_error, "cannot create the snapshot: " + std::string(std::strerror(errno)));
   if (const int e = write_all(out.get(), data))
     fail(sandbox::verdict::internal_error, "cannot write the snapshot: " + std::string(std::strerror(e)));
   // The sandbox user must read its only file; nobody else on the host needs to.
   if (::fchown(out.get(), uid, gid) != 0)
-    fail(sandbox::verdict::host_refused, "cannot hand the snapshot to the sandbox user (" + std::string(std::strerror(errno)) +
-                                             "): run plb-sandbox as root");
+    fail(sandbox::verdict::host_refused, "cannot hand the snapshot to the sandbox user (" +
+                                             std::string(std::strerror(errno)) + "): run plb-sandbox as root");
   if (::fchmod(out.get(), 0400) != 0)
     fail(sandbox::verdict::internal_error, "cannot set the snapshot's mode: " + std::string(std::strerror(errno)));
   return snap;

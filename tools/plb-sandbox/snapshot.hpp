@@ -25,7 +25,8 @@ struct script_snapshot {
 };
 
 // Throws failure(input_refused) naming --model or --model-sha256.
-verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected, std::size_t max_bytes);
+verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected,
+                            std::size_t max_bytes);
 
 inline constexpr const char* snapshot_file_name = "model.py";
 

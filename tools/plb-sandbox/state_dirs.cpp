@@ -72,7 +72,8 @@ unique_fd open_runs_dir() {
   if (const auto p = check_state_dirs(true)) fail(sandbox::verdict::host_refused, p->detail + ": " + p->fix);
   unique_fd fd = open_checked(runs_dir);
   if (!fd)
-    fail(sandbox::verdict::host_refused, std::string(runs_dir) + " changed while it was being opened: check who else writes there");
+    fail(sandbox::verdict::host_refused,
+         std::string(runs_dir) + " changed while it was being opened: check who else writes there");
   return fd;
 }
 

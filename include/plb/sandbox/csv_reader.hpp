@@ -24,24 +24,24 @@ namespace plb::sandbox {
 enum class csv_error : std::uint8_t {
   ok,
   no_features_requested,
-  repeated_feature,          // the caller asked for the same column twice
+  repeated_feature,  // the caller asked for the same column twice
   id_column_is_feature,
-  missing_header,            // empty input
+  missing_header,  // empty input
   header_too_large,
-  empty_column_name,         // a header cell with no name
+  empty_column_name,  // a header cell with no name
   duplicate_header,
-  missing_feature,           // a requested feature is not in the header
+  missing_feature,  // a requested feature is not in the header
   missing_id_column,
-  ragged_row,                // a record with more or fewer fields than the header
+  ragged_row,  // a record with more or fewer fields than the header
   unterminated_quote,
   quote_in_unquoted_field,
   text_after_closing_quote,
-  bare_carriage_return,      // CR not followed by LF outside quotes
+  bare_carriage_return,  // CR not followed by LF outside quotes
   nul_byte,
   empty_cell,
-  nonfinite_number,          // nan, inf, infinity in any case
-  not_a_number,              // any other text, hex, thousands separators, spaces
-  number_out_of_range,       // overflows a double
+  nonfinite_number,     // nan, inf, infinity in any case
+  not_a_number,         // any other text, hex, thousands separators, spaces
+  number_out_of_range,  // overflows a double
   cell_too_long,
   too_many_values,
   id_bytes_exceeded,
@@ -82,9 +82,9 @@ constexpr std::string_view message(csv_error e) noexcept {
 
 struct csv_options {
   std::size_t max_values = SandboxLimits{}.input_values;  // the limits' default, not a copy of it
-  std::size_t max_cell_bytes = 4096;         // any selected cell; decimal numbers are far shorter
-  std::size_t max_header_bytes = 1 << 20;    // column names together, each with 32 bytes of overhead
-  std::size_t max_id_bytes = 64u << 20;      // the ID column's cells together
+  std::size_t max_cell_bytes = 4096;                      // any selected cell; decimal numbers are far shorter
+  std::size_t max_header_bytes = 1 << 20;                 // column names together, each with 32 bytes of overhead
+  std::size_t max_id_bytes = 64u << 20;                   // the ID column's cells together
 };
 
 struct csv_result {
@@ -109,8 +109,7 @@ struct feature_table {
 class csv_feature_reader {
  public:
   // id_column empty: none. Problems with the request itself surface from the first feed/finish.
-  csv_feature_reader(std::vector<std::string> features, std::string id_column = {},
-                     csv_options options = {}) noexcept
+  csv_feature_reader(std::vector<std::string> features, std::string id_column = {}, csv_options options = {}) noexcept
       : options_(options) {
     table_.features = std::move(features);
     table_.id_column = std::move(id_column);
@@ -140,12 +139,8 @@ class csv_feature_reader {
         if (!result_) return result_;
       }
       switch (state_) {
-        case state::quoted:
-          fail_at(csv_error::unterminated_quote, quote_row_, quote_column_);
-          return result_;
-        case state::after_cr:
-          fail(csv_error::bare_carriage_return);
-          return result_;
+        case state::quoted: fail_at(csv_error::unterminated_quote, quote_row_, quote_column_); return result_;
+        case state::after_cr: fail(csv_error::bare_carriage_return); return result_;
         case state::field_start:
           if (column_ == 0 && !record_started_) break;  // input ended on a record boundary
           [[fallthrough]];
@@ -154,8 +149,10 @@ class csv_feature_reader {
           if (result_) end_record();
       }
       if (!result_) return result_;
-      if (!header_done_) fail_at(csv_error::missing_header, 0, 0);
-      else if (table_.values.empty()) fail_at(csv_error::no_rows, 0, 0);
+      if (!header_done_)
+        fail_at(csv_error::missing_header, 0, 0);
+      else if (table_.values.empty())
+        fail_at(csv_error::no_rows, 0, 0);
     } catch (const std::bad_alloc&) {
       fail(csv_error::out_of_memory);
     }
@@ -179,8 +176,7 @@ class csv_feature_reader {
       std::unordered_map<std::string_view, std::size_t> seen;
       for (const std::string& f : table_.features) {
         if (!seen.emplace(f, seen.size()).second) return fail_name(csv_error::repeated_feature, f);
-        if (!table_.id_column.empty() && f == table_.id_column)
-          return fail_name(csv_error::id_column_is_feature, f);
+        if (!table_.id_column.empty() && f == table_.id_column) return fail_name(csv_error::id_column_is_feature, f);
       }
       row_values_.resize(table_.features.size());
     } catch (const std::bad_alloc&) {
@@ -196,8 +192,7 @@ class csv_feature_reader {
       chunk.remove_prefix(1);
       if (bom_pending_.back() != bom[bom_pending_.size() - 1]) break;
     }
-    const bool decided = bom_pending_.size() == bom.size() ||
-                         bom_pending_.back() != bom[bom_pending_.size() - 1];
+    const bool decided = bom_pending_.size() == bom.size() || bom_pending_.back() != bom[bom_pending_.size() - 1];
     if (!decided) return chunk;
     bom_checked_ = true;
     if (bom_pending_ != bom) {
@@ -359,8 +354,7 @@ class csv_feature_reader {
 
   bool convert_cell(std::size_t feature, std::string_view text) {
     if (text.empty()) return fail(csv_error::empty_cell), false;
-    if (table_.values.size() + values_in_row_ + 1 > options_.max_values)
-      return fail(csv_error::too_many_values), false;
+    if (table_.values.size() + values_in_row_ + 1 > options_.max_values) return fail(csv_error::too_many_values), false;
     const detail::decimal_value v = detail::parse_decimal(text);
     if (v.status == detail::decimal_status::syntax)
       return fail(is_nonfinite_word(text) ? csv_error::nonfinite_number : csv_error::not_a_number), false;
@@ -405,8 +399,7 @@ class csv_feature_reader {
   void finish_header() {
     std::unordered_map<std::string_view, std::size_t> index;
     for (std::size_t i = 0; i < header_.size(); ++i) {
-      if (!index.emplace(header_[i], i).second)
-        return fail_at(csv_error::duplicate_header, 1, i + 1, header_[i]);
+      if (!index.emplace(header_[i], i).second) return fail_at(csv_error::duplicate_header, 1, i + 1, header_[i]);
     }
     roles_.assign(header_.size(), unselected);
     for (std::size_t k = 0; k < table_.features.size(); ++k) {
@@ -463,9 +456,8 @@ class csv_feature_reader {
 };
 
 // Convenience for a whole buffer.
-inline csv_result read_features(std::string_view csv, std::vector<std::string> features,
-                                std::string id_column, feature_table& out,
-                                csv_options options = {}) noexcept {
+inline csv_result read_features(std::string_view csv, std::vector<std::string> features, std::string id_column,
+                                feature_table& out, csv_options options = {}) noexcept {
   csv_feature_reader reader(std::move(features), std::move(id_column), options);
   csv_result r = reader.feed(csv);
   if (r) r = reader.finish();

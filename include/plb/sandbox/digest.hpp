@@ -79,9 +79,12 @@ constexpr digest_result parse_sha256_hex(std::string_view s) noexcept {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     int v = -1;
-    if (c >= '0' && c <= '9') v = c - '0';
-    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+    if (c >= '0' && c <= '9')
+      v = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      v = c - 'A' + 10;
     if (v < 0) return {{}, digest_error::not_hex, i};
     if (i >= 2 * sha256_digest::size) return {{}, digest_error::too_long, i};
     b[i / 2] = static_cast<std::uint8_t>(b[i / 2] | (i % 2 == 0 ? v << 4 : v));
@@ -127,8 +130,6 @@ inline digest_result sha256_of(std::span<const std::byte> data) noexcept {
   h.update(data);
   return h.finish();
 }
-inline digest_result sha256_of(std::string_view data) noexcept {
-  return sha256_of(std::as_bytes(std::span{data}));
-}
+inline digest_result sha256_of(std::string_view data) noexcept { return sha256_of(std::as_bytes(std::span{data})); }
 
 }  // namespace plb::sandbox

@@ -24,10 +24,10 @@ namespace plb::sandbox {
 enum class encode_error : std::uint8_t {
   ok,
   nonfinite_value,
-  shape_mismatch,   // values.size() is not rows * columns
+  shape_mismatch,  // values.size() is not rows * columns
   no_columns,
-  too_large,        // the document would pass max_bytes
-  sink_failed,      // the sink refused a chunk (the reader went away)
+  too_large,    // the document would pass max_bytes
+  sink_failed,  // the sink refused a chunk (the reader went away)
 };
 
 constexpr std::string_view message(encode_error e) noexcept {
@@ -44,14 +44,14 @@ constexpr std::string_view message(encode_error e) noexcept {
 
 struct encode_options {
   std::size_t max_bytes = bytes(SandboxLimits{}.input_json_mib);  // the limits' default
-  std::size_t chunk_bytes = 64u << 10; // clamped to [min_chunk_bytes, 64 KiB]
-  static constexpr std::size_t min_chunk_bytes = 64;  // room for the longest number and its comma
+  std::size_t chunk_bytes = 64u << 10;                            // clamped to [min_chunk_bytes, 64 KiB]
+  static constexpr std::size_t min_chunk_bytes = 64;              // room for the longest number and its comma
 };
 
 struct encode_result {
   encode_error error = encode_error::ok;
-  std::size_t bytes = 0;   // document size (or, on too_large, the size it would have had)
-  std::size_t index = 0;   // value index of a nonfinite_value
+  std::size_t bytes = 0;  // document size (or, on too_large, the size it would have had)
+  std::size_t index = 0;  // value index of a nonfinite_value
   explicit operator bool() const noexcept { return error == encode_error::ok; }
 };
 
@@ -103,8 +103,7 @@ inline std::size_t encoded_size_bound(std::size_t values, std::size_t columns) n
 // max_bytes.
 template <class Sink>
 encode_result encode_features(std::span<const double> values, std::size_t columns, Sink&& sink,
-                              const encode_options& options = {}) noexcept(
-    noexcept(sink(std::string_view{}))) {
+                              const encode_options& options = {}) noexcept(noexcept(sink(std::string_view{}))) {
   if (columns == 0) return {encode_error::no_columns, 0, 0};
   if (values.size() % columns != 0) return {encode_error::shape_mismatch, 0, 0};
   for (std::size_t i = 0; i < values.size(); ++i)
@@ -115,8 +114,7 @@ encode_result encode_features(std::span<const double> values, std::size_t column
   }
   std::size_t total = 0;
   std::array<char, 64u << 10> buffer;  // NOLINT: filled before use
-  const std::size_t limit =
-      std::clamp(options.chunk_bytes, encode_options::min_chunk_bytes, buffer.size());
+  const std::size_t limit = std::clamp(options.chunk_bytes, encode_options::min_chunk_bytes, buffer.size());
   std::size_t used = 0;
   bool sink_ok = true;
   auto flush = [&] {
@@ -147,8 +145,8 @@ encode_result encode_features(std::span<const double> values, std::size_t column
 }
 
 // The whole document as one string, for tests and small inputs.
-inline encode_result encode_features_to_string(std::span<const double> values, std::size_t columns,
-                                               std::string& out, const encode_options& options = {}) {
+inline encode_result encode_features_to_string(std::span<const double> values, std::size_t columns, std::string& out,
+                                               const encode_options& options = {}) {
   out.clear();
   return encode_features(
       values, columns,

@@ -14,12 +14,12 @@ enum class image_id_error : std::uint8_t {
   ok,
   empty,
   surrounding_whitespace,
-  repository_digest,    // name@sha256:...: resolves through a registry
-  registry_reference,   // host/name or host:port/name
-  tag,                  // name or name:tag: mutable
-  missing_prefix,       // 64 hex digits without "sha256:"
+  repository_digest,   // name@sha256:...: resolves through a registry
+  registry_reference,  // host/name or host:port/name
+  tag,                 // name or name:tag: mutable
+  missing_prefix,      // 64 hex digits without "sha256:"
   unsupported_algorithm,
-  short_id,             // too few digits
+  short_id,  // too few digits
   too_long,
   uppercase_hex,
   not_hex,
@@ -62,14 +62,12 @@ class image_id {
 struct image_id_result {
   std::optional<image_id> id;  // set exactly when error is ok
   image_id_error error = image_id_error::empty;
-  std::size_t offset = 0;      // byte where the text went wrong
+  std::size_t offset = 0;  // byte where the text went wrong
   explicit operator bool() const noexcept { return error == image_id_error::ok; }
 };
 
 namespace detail {
-constexpr bool is_lower_hex(char c) noexcept {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-}
+constexpr bool is_lower_hex(char c) noexcept { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 constexpr bool is_space(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }

@@ -12,19 +12,19 @@ namespace plb::sandbox {
 // Every field is an unsigned count in the unit its name carries. A limit is never zero and never
 // unbounded: validate() holds each field to [min, max] in limit_table below.
 struct SandboxLimits {
-  std::uint64_t wall_seconds = 30;           // watchdog deadline from container start
-  std::uint64_t memory_mib = 512;            // --memory, and --memory-swap equal to it: no swap
-  std::uint64_t cpu_millicores = 1000;       // --cpus, in thousandths of a CPU
-  std::uint64_t guest_processes = 64;        // RLIMIT_NPROC inside gVisor (processes and threads)
-  std::uint64_t host_runtime_tasks = 128;    // host PID cgroup allowance on top of guest_processes
-                                             // (the spec's 128: 192 in all; measured on systrap)
-  std::uint64_t scratch_mib = 16;            // size of the noexec tmpfs at /tmp
-  std::uint64_t output_mib = 4;              // stdout and stderr together
-  std::uint64_t open_files = 256;            // RLIMIT_NOFILE
-  std::uint64_t file_size_mib = 16;          // RLIMIT_FSIZE
-  std::uint64_t input_values = 1'000'000;    // feature values sent to the script
-  std::uint64_t input_json_mib = 64;         // encoded {"features": ...} document
-  std::uint64_t script_mib = 8;              // the submitted script, embedded parameters included
+  std::uint64_t wall_seconds = 30;         // watchdog deadline from container start
+  std::uint64_t memory_mib = 512;          // --memory, and --memory-swap equal to it: no swap
+  std::uint64_t cpu_millicores = 1000;     // --cpus, in thousandths of a CPU
+  std::uint64_t guest_processes = 64;      // RLIMIT_NPROC inside gVisor (processes and threads)
+  std::uint64_t host_runtime_tasks = 128;  // host PID cgroup allowance on top of guest_processes
+                                           // (the spec's 128: 192 in all; measured on systrap)
+  std::uint64_t scratch_mib = 16;          // size of the noexec tmpfs at /tmp
+  std::uint64_t output_mib = 4;            // stdout and stderr together
+  std::uint64_t open_files = 256;          // RLIMIT_NOFILE
+  std::uint64_t file_size_mib = 16;        // RLIMIT_FSIZE
+  std::uint64_t input_values = 1'000'000;  // feature values sent to the script
+  std::uint64_t input_json_mib = 64;       // encoded {"features": ...} document
+  std::uint64_t script_mib = 8;            // the submitted script, embedded parameters included
 
   friend constexpr bool operator==(const SandboxLimits&, const SandboxLimits&) = default;
 };
@@ -62,12 +62,11 @@ inline constexpr std::array<limit_info, 12> limit_table{{
      "a run that cannot finish in an hour is not an evaluation; 0 would never start"},
     {limit_field::memory_mib, "memory_mib", &SandboxLimits::memory_mib, 64, 65536, "MiB",
      "gVisor and the interpreter need about 64 MiB; 64 GiB caps a host of this class"},
-    {limit_field::cpu_millicores, "cpu_millicores", &SandboxLimits::cpu_millicores, 100, 64000,
-     "1/1000 CPU", "below 0.1 CPU the interpreter cannot start in time"},
-    {limit_field::guest_processes, "guest_processes", &SandboxLimits::guest_processes, 4, 1024,
-     "processes", "the interpreter and its BLAS threads need a few; gVisor counts threads too"},
-    {limit_field::host_runtime_tasks, "host_runtime_tasks", &SandboxLimits::host_runtime_tasks, 64,
-     8192, "host tasks",
+    {limit_field::cpu_millicores, "cpu_millicores", &SandboxLimits::cpu_millicores, 100, 64000, "1/1000 CPU",
+     "below 0.1 CPU the interpreter cannot start in time"},
+    {limit_field::guest_processes, "guest_processes", &SandboxLimits::guest_processes, 4, 1024, "processes",
+     "the interpreter and its BLAS threads need a few; gVisor counts threads too"},
+    {limit_field::host_runtime_tasks, "host_runtime_tasks", &SandboxLimits::host_runtime_tasks, 64, 8192, "host tasks",
      "gVisor's runtime threads (systrap platform) count against the container's PID cgroup; 64 "
      "guest processes exiting together need ~160 in all (measured: see SECURITY.md)"},
     {limit_field::scratch_mib, "scratch_mib", &SandboxLimits::scratch_mib, 1, 1024, "MiB",
@@ -78,28 +77,26 @@ inline constexpr std::array<limit_info, 12> limit_table{{
      "the interpreter needs stdio plus its modules; 65536 is the usual hard limit"},
     {limit_field::file_size_mib, "file_size_mib", &SandboxLimits::file_size_mib, 1, 1024, "MiB",
      "writes can only land in scratch, which is at most 1 GiB"},
-    {limit_field::input_values, "input_values", &SandboxLimits::input_values, 1, 10'000'000,
-     "values", "the host holds every selected value as a double"},
-    {limit_field::input_json_mib, "input_json_mib", &SandboxLimits::input_json_mib, 1, 1024,
-     "MiB", "the script holds the whole document in memory"},
+    {limit_field::input_values, "input_values", &SandboxLimits::input_values, 1, 10'000'000, "values",
+     "the host holds every selected value as a double"},
+    {limit_field::input_json_mib, "input_json_mib", &SandboxLimits::input_json_mib, 1, 1024, "MiB",
+     "the script holds the whole document in memory"},
     {limit_field::script_mib, "script_mib", &SandboxLimits::script_mib, 1, 64, "MiB",
      "the snapshot is read into host memory once"},
 }};
 
 // info() indexes the table by field: the rows must stay in the enum's order, checked at compile time.
-static_assert([] {
-  for (std::size_t i = 0; i < limit_table.size(); ++i)
-    if (static_cast<std::size_t>(limit_table[i].field) != i) return false;
-  return true;
-}(), "limit_table rows must follow limit_field's order");
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < limit_table.size(); ++i)
+        if (static_cast<std::size_t>(limit_table[i].field) != i) return false;
+      return true;
+    }(),
+    "limit_table rows must follow limit_field's order");
 
-constexpr const limit_info& info(limit_field f) noexcept {
-  return limit_table[static_cast<std::size_t>(f)];
-}
+constexpr const limit_info& info(limit_field f) noexcept { return limit_table[static_cast<std::size_t>(f)]; }
 
-constexpr std::uint64_t get(const SandboxLimits& l, limit_field f) noexcept {
-  return l.*(info(f).member);
-}
+constexpr std::uint64_t get(const SandboxLimits& l, limit_field f) noexcept { return l.*(info(f).member); }
 
 constexpr std::uint64_t bytes(std::uint64_t mebibytes) noexcept { return mebibytes * mib; }
 
@@ -122,9 +119,7 @@ constexpr std::optional<limit_violation> validate(const SandboxLimits& l) noexce
 }
 
 // Total host tasks the container's PID cgroup allows: guest processes plus gVisor's own threads.
-constexpr std::uint64_t pids_limit(const SandboxLimits& l) noexcept {
-  return l.guest_processes + l.host_runtime_tasks;
-}
+constexpr std::uint64_t pids_limit(const SandboxLimits& l) noexcept { return l.guest_processes + l.host_runtime_tasks; }
 
 // ---- Limit values as an operator types them (CLI flags) -------------------------------------
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <boost/json/basic_parser_impl.hpp>
+#include <boost/version.hpp>
 
 #include "plb/sandbox/detail/decimal.hpp"
 #include "plb/sandbox/limits.hpp"
@@ -28,15 +29,15 @@ enum class predictions_error : std::uint8_t {
   ok,
   empty_output,
   output_too_large,
-  text_before_object,     // a log line, a BOM, an array or a scalar where the object should be
-  text_after_object,      // a log line or a second document after the object
+  text_before_object,  // a log line, a BOM, an array or a scalar where the object should be
+  text_after_object,   // a log line or a second document after the object
   truncated,
   malformed_json,
   invalid_utf8,
-  invalid_escape,         // a \u escape that is not a valid UTF-16 sequence
+  invalid_escape,  // a \u escape that is not a valid UTF-16 sequence
   too_deep,
-  unexpected_key,         // any key but "predictions"
-  duplicate_key,          // "predictions" twice, however it is spelled
+  unexpected_key,  // any key but "predictions"
+  duplicate_key,   // "predictions" twice, however it is spelled
   missing_predictions,
   predictions_not_array,
   string_value,
@@ -44,8 +45,8 @@ enum class predictions_error : std::uint8_t {
   null_value,
   nested_array,
   nested_object,
-  nonfinite_literal,      // NaN, Infinity, -Infinity
-  number_out_of_range,    // overflows a double, or an exponent beyond 32 bits (even toward zero)
+  nonfinite_literal,    // NaN, Infinity, -Infinity
+  number_out_of_range,  // overflows a double, or an exponent beyond 32 bits (even toward zero)
   too_many_predictions,
   too_few_predictions,
   probability_out_of_range,
@@ -107,8 +108,7 @@ class predictions_handler {
   static constexpr std::size_t max_key_size = static_cast<std::size_t>(-1);
   static constexpr std::size_t max_string_size = static_cast<std::size_t>(-1);
 
-  predictions_handler(const predictions_options& o, std::vector<double>& out) noexcept
-      : options_(o), out_(out) {}
+  predictions_handler(const predictions_options& o, std::vector<double>& out) noexcept : options_(o), out_(out) {}
 
   predictions_error error() const noexcept { return error_; }
   bool finished() const noexcept { return where_ == where::done; }
@@ -123,8 +123,8 @@ class predictions_handler {
       where_ = where::expect_key;
       return true;
     }
-    return stop(where_ == where::in_array ? predictions_error::nested_object
-                                          : predictions_error::predictions_not_array, ec);
+    return stop(where_ == where::in_array ? predictions_error::nested_object : predictions_error::predictions_not_array,
+                ec);
   }
   bool on_object_end(std::size_t, ec_t& ec) noexcept {
     if (!has_predictions_) return stop(predictions_error::missing_predictions, ec);
@@ -134,9 +134,7 @@ class predictions_handler {
 
   bool on_array_begin(ec_t& ec) noexcept {
     switch (where_) {
-      case where::expect_value:
-        where_ = where::in_array;
-        return true;
+      case where::expect_value: where_ = where::in_array; return true;
       case where::in_array: return stop(predictions_error::nested_array, ec);
       default: return stop(predictions_error::malformed_json, ec);
     }
@@ -147,9 +145,7 @@ class predictions_handler {
     return true;
   }
 
-  bool on_key_part(boost::json::string_view s, std::size_t, ec_t& ec) noexcept {
-    return append_key(s, ec);
-  }
+  bool on_key_part(boost::json::string_view s, std::size_t, ec_t& ec) noexcept { return append_key(s, ec); }
   bool on_key(boost::json::string_view s, std::size_t, ec_t& ec) noexcept {
     if (!append_key(s, ec)) return false;
     const bool is_predictions = key_ == "predictions";
@@ -181,9 +177,7 @@ class predictions_handler {
   bool on_comment_part(boost::json::string_view, ec_t& ec) noexcept {
     return stop(predictions_error::malformed_json, ec);
   }
-  bool on_comment(boost::json::string_view, ec_t& ec) noexcept {
-    return stop(predictions_error::malformed_json, ec);
-  }
+  bool on_comment(boost::json::string_view, ec_t& ec) noexcept { return stop(predictions_error::malformed_json, ec); }
 
  private:
   enum class where : std::uint8_t { before_object, expect_key, expect_value, in_array, done };
@@ -247,9 +241,7 @@ class predictions_handler {
   std::string number_;  // parts of a number split across buffers
 };
 
-constexpr bool is_json_space(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+constexpr bool is_json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // Boost.JSON 1.81 reports a lone leading surrogate ("\ud800x") and an unknown escape ("\q") as
 // plain syntax errors; the bytes just before the stop tell them apart.
@@ -302,7 +294,9 @@ inline predictions_result parse_predictions(std::string_view text, const predict
     if (ec == je::error::illegal_leading_surrogate || ec == je::error::illegal_trailing_surrogate ||
         ec == je::error::expected_hex_digit || ec == je::error::expected_utf16_escape)
       return fail(E::invalid_escape, used);
+#if BOOST_VERSION < 108200  // Boost 1.81 workaround (see inside_escape); re-check on a newer Boost
     if (ec == je::error::syntax && detail::inside_escape(text, used)) return fail(E::invalid_escape, used);
+#endif
     if (at == 'N' || at == 'I' ||
         (at == '-' && used + 1 < text.size() && (text[used + 1] == 'I' || text[used + 1] == 'N')))
       return fail(E::nonfinite_literal, used);

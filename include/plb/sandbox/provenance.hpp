@@ -23,8 +23,8 @@ namespace plb::sandbox {
 // What the sandbox consumed, read from its cgroup while it ran (host-side figures). Counts only:
 // the size of the output is reported, never its bytes.
 struct sandbox_usage {
-  double wall_seconds = 0;       // container client start to exit, host clock
-  double cpu_seconds = 0;        // the container's cgroup CPU time (gVisor's own work included)
+  double wall_seconds = 0;  // container client start to exit, host clock
+  double cpu_seconds = 0;   // the container's cgroup CPU time (gVisor's own work included)
   std::uint64_t memory_peak_bytes = 0;
   std::uint64_t output_bytes = 0;  // stdout and stderr together
   std::uint64_t host_tasks_peak = 0;
@@ -34,18 +34,18 @@ struct provenance_record {
   std::string tool_version;
   sha256_digest model_sha256;
   std::optional<image_id> runtime_image;  // null in the JSON until set
-  std::string runtime_name;     // the Docker runtime, "runsc"
-  std::string runtime_version;  // as the runtime binary reports it
-  std::string runtime_release;  // gVisor's release date, "20240729"
-  std::string runtime_platform; // gVisor's platform as the daemon runs it, "systrap"
+  std::string runtime_name;               // the Docker runtime, "runsc"
+  std::string runtime_version;            // as the runtime binary reports it
+  std::string runtime_release;            // gVisor's release date, "20240729"
+  std::string runtime_platform;           // gVisor's platform as the daemon runs it, "systrap"
   SandboxLimits limits;
   task_type task = task_type::regression;
   std::vector<std::string> features;
-  std::string id_column;        // empty: rows are numbered
+  std::string id_column;  // empty: rows are numbered
   std::size_t rows = 0;
-  sha256_digest input_sha256;   // of the data file as read
+  sha256_digest input_sha256;  // of the data file as read
   sha256_digest predictions_sha256;
-  std::string started_at;       // UTC, ISO 8601, from the host clock
+  std::string started_at;  // UTC, ISO 8601, from the host clock
   sandbox_usage usage;
   verdict outcome = verdict::success;
 };
@@ -91,8 +91,6 @@ inline boost::json::object to_json(const provenance_record& p) {
   return o;
 }
 
-inline std::string render_json(const provenance_record& p) {
-  return boost::json::serialize(to_json(p)) + "\n";
-}
+inline std::string render_json(const provenance_record& p) { return boost::json::serialize(to_json(p)) + "\n"; }
 
 }  // namespace plb::sandbox

@@ -36,10 +36,10 @@ struct scoring_request {
   std::string runtime_image;  // the reviewed image's local ID: sha256:<64 lowercase hex>
   std::string data_path;      // CSV; only the features (and the ID column) are read
   std::vector<std::string> features;
-  std::string id_column;      // empty: rows are numbered from 0
+  std::string id_column;  // empty: rows are numbered from 0
   task_type task = task_type::regression;
-  std::string output_path;    // must not exist; the provenance goes to output_path + ".sandbox.json"
-  SandboxLimits limits;       // each field within its bounds (limits.hpp: validate)
+  std::string output_path;  // must not exist; the provenance goes to output_path + ".sandbox.json"
+  SandboxLimits limits;     // each field within its bounds (limits.hpp: validate)
 };
 
 // A stop request from another thread or a signal handler; `reason` is reported back (a signal
@@ -66,18 +66,18 @@ struct scoring_progress {
 
 struct scoring_options {
   std::function<void(const scoring_progress&)> on_progress;  // may be empty
-  const stop_source* stop = nullptr;                          // may be null
+  const stop_source* stop = nullptr;                         // may be null
 };
 
 struct scoring_result {
   verdict outcome = verdict::internal_error;
   int exit_code = plb::sandbox::exit_code(verdict::internal_error);  // the command line's code
-  std::string message;          // one line of printable ASCII; never holds the script's output
-  std::string predictions_path; // set when published
+  std::string message;           // one line of printable ASCII; never holds the script's output
+  std::string predictions_path;  // set when published
   std::string provenance_path;
   std::optional<sandbox_usage> usage;  // once the sandbox has run
   double total_seconds = 0;
-  int stopped_by = 0;           // a stop request's reason, when one ended the run (nothing published)
+  int stopped_by = 0;  // a stop request's reason, when one ended the run (nothing published)
 
   explicit operator bool() const noexcept { return outcome == verdict::success && stopped_by == 0; }
 };

@@ -24,11 +24,11 @@ enum class policy_error : std::uint8_t {
   missing_script,
   missing_run_id,
   missing_owner,
-  run_id_malformed,       // not 32 lowercase hex digits
-  owner_malformed,        // not boot-id:pid:start-time
+  run_id_malformed,  // not 32 lowercase hex digits
+  owner_malformed,   // not boot-id:pid:start-time
   script_path_relative,
-  script_path_unsafe,     // a character the --mount syntax would reinterpret, or a ".." segment
-  root_user,              // uid 0 or gid 0
+  script_path_unsafe,  // a character the --mount syntax would reinterpret, or a ".." segment
+  root_user,           // uid 0 or gid 0
   user_out_of_range,
   limits_out_of_bounds,
 };
@@ -240,8 +240,7 @@ class sandbox_policy_builder {
 
   sandbox_policy_builder& user(std::uint32_t uid, std::uint32_t gid) {
     if (uid == 0 || gid == 0) return fail(policy_error::root_user);
-    if (uid > policy_constants::max_id || gid > policy_constants::max_id)
-      return fail(policy_error::user_out_of_range);
+    if (uid > policy_constants::max_id || gid > policy_constants::max_id) return fail(policy_error::user_out_of_range);
     spec_.uid_ = uid;
     spec_.gid_ = gid;
     return *this;
@@ -258,10 +257,14 @@ class sandbox_policy_builder {
     r.error = error_;
     r.violation = violation_;
     if (r.error == policy_error::ok) {
-      if (!have_image_) r.error = policy_error::missing_image;
-      else if (need_script && !have_script_) r.error = policy_error::missing_script;
-      else if (!have_run_id_) r.error = policy_error::missing_run_id;
-      else if (!have_owner_) r.error = policy_error::missing_owner;
+      if (!have_image_)
+        r.error = policy_error::missing_image;
+      else if (need_script && !have_script_)
+        r.error = policy_error::missing_script;
+      else if (!have_run_id_)
+        r.error = policy_error::missing_run_id;
+      else if (!have_owner_)
+        r.error = policy_error::missing_owner;
     }
     if (r.error == policy_error::ok) r.spec = spec_;
     return r;

@@ -38,8 +38,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string image = argv[1], dir = argv[2];
-  const std::string script = "import json, sys\nrows = json.load(sys.stdin)['features']\n"
-                             "print(json.dumps({'predictions': [sum(r) for r in rows]}))\n";
+  const std::string script =
+      "import json, sys\nrows = json.load(sys.stdin)['features']\n"
+      "print(json.dumps({'predictions': [sum(r) for r in rows]}))\n";
   std::ofstream(dir + "/model.py") << script;
   std::ofstream(dir + "/data.csv") << "id,a,b\nx,1,2\ny,3,4.5\n";
 

@@ -28,7 +28,10 @@ constexpr bool magnitude_is_large(std::string_view s) noexcept {
   bool seen_nonzero = false, after_point = false;
   std::int64_t int_digits = 0, leading_fraction_zeros = 0;
   for (; i < n && s[i] != 'e' && s[i] != 'E'; ++i) {
-    if (s[i] == '.') { after_point = true; continue; }
+    if (s[i] == '.') {
+      after_point = true;
+      continue;
+    }
     if (!seen_nonzero && s[i] == '0') {
       if (after_point) ++leading_fraction_zeros;
       continue;
