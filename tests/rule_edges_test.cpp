@@ -124,3 +124,9 @@ TEST(PolicyRules, ACommaAloneInTheScriptPath) {
   b.script("/srv/run,1/model.py");
   EXPECT_EQ(b.build().error, sb::policy_error::script_path_unsafe);
 }
+
+TEST(PolicyRules, TheOwnerIsExactlyThreeFields) {
+  sb::sandbox_policy_builder b;
+  b.owner("ab-cd:1:2:3");
+  EXPECT_EQ(b.build().error, sb::policy_error::owner_malformed);
+}
