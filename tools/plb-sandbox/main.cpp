@@ -3,8 +3,13 @@
 // leaves through one exit code and one line on stderr (see verdict.hpp).
 #include <iostream>
 
+#include <openssl/crypto.h>
+
+#include <algorithm>
+
 #include <CLI/CLI.hpp>
 #include <boost/json.hpp>
+#include <boost/version.hpp>
 
 #include "cancellation.hpp"
 #include "cli_commands.hpp"
@@ -36,7 +41,22 @@ struct cli_commands {
   CLI::App *score, *explain, *doctor, *sweep;
 };
 
+// "plb-sandbox 0.1.0 (Boost 1.81.0, OpenSSL 3.0.x, GCC 12.2.0)": what an operator reports.
+std::string version_text() {
+  std::string boost = BOOST_LIB_VERSION;
+  std::replace(boost.begin(), boost.end(), '_', '.');
+  return std::string("plb-sandbox ") + PLB_SANDBOX_VERSION + " (Boost " + boost + ", " +
+         ::OpenSSL_version(OPENSSL_VERSION) + ", " +
+#if defined(__clang__)
+         "clang " + __clang_version__ +
+#else
+         "GCC " + __VERSION__ +
+#endif
+         ")";
+}
+
 cli_commands add_commands(CLI::App& app, cli_options& o) {
+  app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "help for every command");
   app.footer(footer);
@@ -72,6 +92,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help() << std::flush;
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    std::cout << version_text() << std::endl;
     return 0;
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All) << std::flush;
