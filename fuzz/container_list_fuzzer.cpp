@@ -10,23 +10,35 @@
 #include "engine_json.hpp"
 #include "fuzz_check.hpp"
 
+namespace {
+
+// What the DOM says the container at `c` is called and labelled.
+plb::tool::labelled_container from_dom(const boost::json::object& c) {
+  plb::tool::labelled_container lc;
+  lc.name = std::string(c.at("Names").get_array()[0].get_string());
+  if (!lc.name.empty() && lc.name.front() == '/') lc.name.erase(0, 1);
+  const auto* labels = c.if_contains("Labels");
+  const auto* run = labels && labels->is_object() ? labels->get_object().if_contains("plb-sandbox.run") : nullptr;
+  if (run && run->is_string()) lc.run_label = std::string(run->get_string());
+  return lc;
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view s(reinterpret_cast<const char*>(data), size);
   std::string problem;
   const auto list = plb::tool::parse_container_list(s, problem);
-  FUZZ_CHECK(list.has_value() || !problem.empty());
-  if (!list) return 0;
+  if (!list) {
+    FUZZ_CHECK(!problem.empty());
+    return 0;
+  }
   boost::json::error_code ec;
-  const auto v = boost::json::parse(boost::json::string_view(s.data(), s.size()), ec);
-  FUZZ_CHECK(!ec && v.is_array() && v.get_array().size() == list->size());
+  const auto dom = boost::json::parse(boost::json::string_view(s.data(), s.size()), ec);
+  FUZZ_CHECK(!ec && dom.is_array() && dom.get_array().size() == list->size());
   for (std::size_t i = 0; i < list->size(); ++i) {
-    const auto& c = v.get_array()[i].get_object();
-    std::string name(c.at("Names").get_array()[0].get_string());
-    if (!name.empty() && name.front() == '/') name.erase(0, 1);
-    FUZZ_CHECK((*list)[i].name == name);
-    const auto* labels = c.if_contains("Labels");
-    const auto* run = labels && labels->is_object() ? labels->get_object().if_contains("plb-sandbox.run") : nullptr;
-    FUZZ_CHECK((*list)[i].run_label == (run && run->is_string() ? std::string(run->get_string()) : std::string()));
+    const auto want = from_dom(dom.get_array()[i].get_object());
+    FUZZ_CHECK((*list)[i].name == want.name && (*list)[i].run_label == want.run_label);
   }
   return 0;
 }

@@ -1,5 +1,5 @@
 // Each check of the core at its exact edge, in a test that names the rule. Written for the
-// mutation table (ci/mutants.py): every one of these failed under a mutant that the other unit
+// mutation table (ci/mutants.toml): every one of these failed under a mutant that the other unit
 // tests let through (or that only the fuzz corpus replays caught).
 #include <gtest/gtest.h>
 

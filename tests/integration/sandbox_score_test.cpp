@@ -259,43 +259,25 @@ TEST_P(Verdicts, ExitCodeMessageAndNothingWritten) {
   EXPECT_FALSE(exists(path("out.csv.sandbox.json")));
 }
 
+// One row a line: it reads as the table it is.
+// clang-format off
 const verdict_case verdict_cases[] = {
-    {"timeout_sleep",
-     "import time\nprint('CANARY')\ntime.sleep(60)\n",
-     {"--seconds", "3"},
-     verdict::timeout,
-     "3 s wall time"},
-    {"memory",
-     "import sys\nsys.stderr.write('CANARY')\na = []\nwhile True: a.append(bytearray(1 << 20))\n",
-     {"--memory-mb", "128"},
-     verdict::memory_exhausted,
-     "128 MiB"},
-    {"output_cap",
-     "import sys\nwhile True: sys.stdout.write('CANARY' * 10000)\n",
-     {},
-     verdict::output_cap_exceeded,
-     "4 MiB"},
+    {"timeout_sleep", "import time\nprint('CANARY')\ntime.sleep(60)\n", {"--seconds", "3"}, verdict::timeout, "3 s wall time"},
+    {"memory", "import sys\nsys.stderr.write('CANARY')\na = []\nwhile True: a.append(bytearray(1 << 20))\n",
+     {"--memory-mb", "128"}, verdict::memory_exhausted, "128 MiB"},
+    {"output_cap", "import sys\nwhile True: sys.stdout.write('CANARY' * 10000)\n", {}, verdict::output_cap_exceeded, "4 MiB"},
     {"exit_status", "import sys\nprint('CANARY')\nsys.exit(3)\n", {}, verdict::script_failed, "status 3"},
     {"exception", "raise RuntimeError('CANARY')\n", {}, verdict::script_failed, "status 1"},
-    {"log_line",
-     "print('CANARY loading')\nprint('{\"predictions\": [1, 2]}')\n",
-     {},
-     verdict::output_rejected,
+    {"log_line", "print('CANARY loading')\nprint('{\"predictions\": [1, 2]}')\n", {}, verdict::output_rejected,
      "does not start with a JSON object"},
-    {"extra_field",
-     "print('{\"predictions\": [1, 2], \"CANARY\": 1}')\n",
-     {},
-     verdict::output_rejected,
-     "key other than"},
+    {"extra_field", "print('{\"predictions\": [1, 2], \"CANARY\": 1}')\n", {}, verdict::output_rejected, "key other than"},
     {"count", "print('{\"predictions\": [1]}')\n", {}, verdict::output_rejected, "fewer predictions"},
     {"nan", "print('{\"predictions\": [1, NaN]}')\n", {}, verdict::output_rejected, "NaN or Infinity"},
-    {"probability",
-     "print('{\"predictions\": [0.5, 1.5]}')\n",
-     {"--task-type", "binary-classification"},
-     verdict::output_rejected,
-     "outside [0, 1]"},
+    {"probability", "print('{\"predictions\": [0.5, 1.5]}')\n", {"--task-type", "binary-classification"},
+     verdict::output_rejected, "outside [0, 1]"},
     {"never_reads_stdin", "print('{\"predictions\": [1, 2, 3]}')\n", {}, verdict::output_rejected, "more predictions"},
 };
+// clang-format on
 
 INSTANTIATE_TEST_SUITE_P(Real, Verdicts, ::testing::ValuesIn(verdict_cases),
                          [](const auto& i) { return std::string(i.param.name); });

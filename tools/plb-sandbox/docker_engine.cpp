@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "one_line.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 
 namespace plb::tool {
@@ -95,16 +96,13 @@ engine_result<bool> docker_engine::remove(const std::string& name) const {
 }
 
 std::string url_encode(std::string_view text) {
-  static constexpr char hex[] = "0123456789ABCDEF";
   std::string out;
   for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
     if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
+      out += ch;
     } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
+      append_hex_escape(out, c, "%", true);
     }
   }
   return out;

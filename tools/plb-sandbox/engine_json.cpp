@@ -59,83 +59,91 @@ bool optional_bool(const json::object& o, std::string_view key) {
   return v && v->is_bool() && v->get_bool();
 }
 
+// Every parser body runs inside this: a failed allocation is a refusal, never an exception.
+template <class Parse>
+auto guarded(std::string& problem, Parse&& parse) noexcept -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const std::exception&) {
+    problem = "out of memory reading the reply";
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
-std::optional<daemon_info> parse_daemon_info(std::string_view text, std::string& problem) noexcept try {
-  auto o = parse_object(text, problem);
-  if (!o) return std::nullopt;
-  daemon_info d;
-  if (!need_string(*o, "ID", d.id, problem) || !need_string(*o, "ServerVersion", d.server_version, problem) ||
-      !need_string(*o, "OSType", d.os_type, problem))
-    return std::nullopt;
-  if (const auto* s = string_field(*o, "CgroupVersion")) d.cgroup_version.assign(s->data(), s->size());
-  if (const auto* s = string_field(*o, "CgroupDriver")) d.cgroup_driver.assign(s->data(), s->size());
-  d.memory_limit = optional_bool(*o, "MemoryLimit");
-  d.swap_limit = optional_bool(*o, "SwapLimit");
-  d.cpu_cfs_quota = optional_bool(*o, "CpuCfsQuota");
-  d.pids_limit = optional_bool(*o, "PidsLimit");
-  if (const json::value* rts = o->if_contains("Runtimes"); rts && rts->is_object()) {
-    for (const auto& [name, entry] : rts->get_object()) {
-      if (!entry.is_object()) continue;
-      runtime_entry r;
-      if (const auto* p = string_field(entry.get_object(), "path")) r.path.assign(p->data(), p->size());
-      if (const json::value* a = entry.get_object().if_contains("runtimeArgs"); a && a->is_array()) {
-        for (const json::value& arg : a->get_array())
-          if (arg.is_string()) r.args.emplace_back(arg.get_string().data(), arg.get_string().size());
+std::optional<daemon_info> parse_daemon_info(std::string_view text, std::string& problem) noexcept {
+  return guarded(problem, [&]() -> std::optional<daemon_info> {
+    auto o = parse_object(text, problem);
+    if (!o) return std::nullopt;
+    daemon_info d;
+    if (!need_string(*o, "ID", d.id, problem) || !need_string(*o, "ServerVersion", d.server_version, problem) ||
+        !need_string(*o, "OSType", d.os_type, problem))
+      return std::nullopt;
+    if (const auto* s = string_field(*o, "CgroupVersion")) d.cgroup_version.assign(s->data(), s->size());
+    if (const auto* s = string_field(*o, "CgroupDriver")) d.cgroup_driver.assign(s->data(), s->size());
+    d.memory_limit = optional_bool(*o, "MemoryLimit");
+    d.swap_limit = optional_bool(*o, "SwapLimit");
+    d.cpu_cfs_quota = optional_bool(*o, "CpuCfsQuota");
+    d.pids_limit = optional_bool(*o, "PidsLimit");
+    if (const json::value* rts = o->if_contains("Runtimes"); rts && rts->is_object()) {
+      for (const auto& [name, entry] : rts->get_object()) {
+        if (!entry.is_object()) continue;
+        runtime_entry r;
+        if (const auto* p = string_field(entry.get_object(), "path")) r.path.assign(p->data(), p->size());
+        if (const json::value* a = entry.get_object().if_contains("runtimeArgs"); a && a->is_array()) {
+          for (const json::value& arg : a->get_array())
+            if (arg.is_string()) r.args.emplace_back(arg.get_string().data(), arg.get_string().size());
+        }
+        d.runtimes.emplace(std::string(name.data(), name.size()), std::move(r));
       }
-      d.runtimes.emplace(std::string(name.data(), name.size()), std::move(r));
     }
-  }
-  return d;
-} catch (const std::exception&) {
-  problem = "out of memory reading the reply";
-  return std::nullopt;
+    return d;
+  });
 }
 
-std::optional<image_facts> parse_image_inspect(std::string_view text, std::string& problem) noexcept try {
-  auto o = parse_object(text, problem);
-  if (!o) return std::nullopt;
-  image_facts f;
-  if (!need_string(*o, "Id", f.id, problem)) return std::nullopt;
-  // Volumes may be declared in Config (the image's own) or ContainerConfig (the build step's).
-  for (std::string_view section : {"Config", "ContainerConfig"}) {
-    const json::value* c = o->if_contains(section);
-    if (!c || !c->is_object()) continue;
-    const json::value* vols = c->get_object().if_contains("Volumes");
-    if (vols && vols->is_object() && !vols->get_object().empty()) f.has_volumes = true;
-    if (vols && !vols->is_null() && !vols->is_object()) {
-      problem = std::string(section) + ".Volumes is neither null nor an object";
+std::optional<image_facts> parse_image_inspect(std::string_view text, std::string& problem) noexcept {
+  return guarded(problem, [&]() -> std::optional<image_facts> {
+    auto o = parse_object(text, problem);
+    if (!o) return std::nullopt;
+    image_facts f;
+    if (!need_string(*o, "Id", f.id, problem)) return std::nullopt;
+    // Volumes may be declared in Config (the image's own) or ContainerConfig (the build step's).
+    for (std::string_view section : {"Config", "ContainerConfig"}) {
+      const json::value* c = o->if_contains(section);
+      if (!c || !c->is_object()) continue;
+      const json::value* vols = c->get_object().if_contains("Volumes");
+      if (vols && vols->is_object() && !vols->get_object().empty()) f.has_volumes = true;
+      if (vols && !vols->is_null() && !vols->is_object()) {
+        problem = std::string(section) + ".Volumes is neither null nor an object";
+        return std::nullopt;
+      }
+    }
+    return f;
+  });
+}
+
+std::optional<container_state> parse_container_inspect(std::string_view text, std::string& problem) noexcept {
+  return guarded(problem, [&]() -> std::optional<container_state> {
+    auto o = parse_object(text, problem);
+    if (!o) return std::nullopt;
+    container_state c;
+    if (!need_string(*o, "Id", c.id, problem)) return std::nullopt;
+    const json::value* st = o->if_contains("State");
+    if (!st || !st->is_object()) {
+      problem = "field State missing or not an object";
       return std::nullopt;
     }
-  }
-  return f;
-} catch (const std::exception&) {
-  problem = "out of memory reading the reply";
-  return std::nullopt;
-}
-
-std::optional<container_state> parse_container_inspect(std::string_view text, std::string& problem) noexcept try {
-  auto o = parse_object(text, problem);
-  if (!o) return std::nullopt;
-  container_state c;
-  if (!need_string(*o, "Id", c.id, problem)) return std::nullopt;
-  const json::value* st = o->if_contains("State");
-  if (!st || !st->is_object()) {
-    problem = "field State missing or not an object";
-    return std::nullopt;
-  }
-  const json::object& s = st->get_object();
-  if (!need_string(s, "Status", c.status, problem)) return std::nullopt;
-  c.running = optional_bool(s, "Running");
-  c.oom_killed = optional_bool(s, "OOMKilled");
-  if (const json::value* e = s.if_contains("ExitCode"); e && e->is_int64()) c.exit_code = e->get_int64();
-  if (const auto* v = string_field(s, "StartedAt")) c.started_at.assign(v->data(), v->size());
-  if (const auto* v = string_field(s, "FinishedAt")) c.finished_at.assign(v->data(), v->size());
-  if (const auto* v = string_field(s, "Error")) c.error.assign(v->data(), v->size());
-  return c;
-} catch (const std::exception&) {
-  problem = "out of memory reading the reply";
-  return std::nullopt;
+    const json::object& s = st->get_object();
+    if (!need_string(s, "Status", c.status, problem)) return std::nullopt;
+    c.running = optional_bool(s, "Running");
+    c.oom_killed = optional_bool(s, "OOMKilled");
+    if (const json::value* e = s.if_contains("ExitCode"); e && e->is_int64()) c.exit_code = e->get_int64();
+    if (const auto* v = string_field(s, "StartedAt")) c.started_at.assign(v->data(), v->size());
+    if (const auto* v = string_field(s, "FinishedAt")) c.finished_at.assign(v->data(), v->size());
+    if (const auto* v = string_field(s, "Error")) c.error.assign(v->data(), v->size());
+    return c;
+  });
 }
 
 std::optional<std::vector<labelled_container>> parse_container_list(std::string_view text,

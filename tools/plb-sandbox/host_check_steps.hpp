@@ -1,7 +1,8 @@
 // The host checks' shared parts (private to host_checks*.cpp): what a check may need and
-// provide, the context every check reads and fills, and the check functions the table lists.
+// provide, the context every check reads and fills, and the two slices of the table.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -30,17 +31,16 @@ struct check_context {
 
 using check_fn = std::optional<refusal> (*)(check_context&, std::string& detail);
 
-std::optional<refusal> state_directories(check_context& c, std::string& detail);
-std::optional<refusal> local_daemon_only(check_context& c, std::string& detail);
-std::optional<refusal> daemon_socket(check_context& c, std::string& detail);
-std::optional<refusal> docker_client(check_context& c, std::string& detail);
-std::optional<refusal> daemon_answers(check_context& c, std::string& detail);
-std::optional<refusal> linux_daemon(check_context& c, std::string& detail);
-std::optional<refusal> runsc_registered(check_context& c, std::string& detail);
-std::optional<refusal> runsc_release_check(check_context& c, std::string& detail);
-std::optional<refusal> cgroup_controllers(check_context& c, std::string& detail);
-std::optional<refusal> image_is_present(check_context& c, std::string& detail);
-std::optional<refusal> image_has_no_volumes(check_context& c, std::string& detail);
-std::optional<refusal> runsc_is_gvisor(check_context& c, std::string& detail);
+struct host_check {
+  const char* requirement;
+  unsigned needs;     // what must have passed before it (else it is skipped, saying which)
+  unsigned provides;  // what passing it establishes
+  check_fn run;
+};
+
+// The table, in order, in two slices: the machine and its daemon (host_checks_daemon.cpp), then
+// the runsc runtime and the image (host_checks_runtime.cpp).
+extern const std::array<host_check, 7> machine_checks;
+extern const std::array<host_check, 5> runtime_checks;
 
 }  // namespace plb::tool::checks

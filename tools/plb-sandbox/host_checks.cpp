@@ -1,7 +1,7 @@
-// The host checks as one table: each row names its requirement, what must have passed before it
-// (a row whose needs are missing is skipped, saying which), what passing it establishes, and the
-// function that checks (host_checks_daemon.cpp, host_checks_runtime.cpp). A new check is one
-// function and one row.
+// The host checks as one table, run in order: each row names its requirement, what must have
+// passed before it (a row whose needs are missing is skipped, saying which), what passing it
+// establishes, and the function that checks. The rows live beside their functions, in two slices
+// (host_checks_daemon.cpp, host_checks_runtime.cpp): a new check is one function and one row.
 #include <sys/utsname.h>
 
 #include "host_check_steps.hpp"
@@ -20,28 +20,6 @@ const char* missing_reason(unsigned missing) {
   return "needs the image";
 }
 
-struct host_check {
-  const char* requirement;
-  unsigned needs;
-  unsigned provides;
-  check_fn run;
-};
-
-constexpr host_check host_checks[] = {
-    {"state directories", nothing, nothing, state_directories},
-    {"local daemon only", nothing, nothing, local_daemon_only},
-    {"daemon socket", nothing, socket, daemon_socket},
-    {"docker client", nothing, nothing, docker_client},
-    {"daemon answers", socket, daemon, daemon_answers},
-    {"Linux daemon", daemon, nothing, linux_daemon},
-    {"runsc registered", daemon, runsc_entry, runsc_registered},
-    {"runsc release", runsc_entry, runsc_ok, runsc_release_check},
-    {"cgroup controllers", daemon, nothing, cgroup_controllers},
-    {"image present", daemon | image_given, image_present, image_is_present},
-    {"image has no volumes", image_present, nothing, image_has_no_volumes},
-    {"runsc is gVisor", image_present | runsc_ok, nothing, runsc_is_gvisor},
-};
-
 }  // namespace
 
 std::vector<check_result> inspect_host(const host_inspection& what, host_facts& facts) {
@@ -51,7 +29,9 @@ std::vector<check_result> inspect_host(const host_inspection& what, host_facts& 
   check_context context{what, facts, std::nullopt, {}};
   unsigned established = what.image ? image_given : nothing;
   std::vector<check_result> results;
-  for (const host_check& check : host_checks) {
+  std::vector<host_check> table(machine_checks.begin(), machine_checks.end());
+  table.insert(table.end(), runtime_checks.begin(), runtime_checks.end());
+  for (const host_check& check : table) {
     check_result r;
     r.requirement = check.requirement;
     if (const unsigned missing = check.needs & ~established) {

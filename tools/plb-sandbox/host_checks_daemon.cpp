@@ -10,6 +10,7 @@
 #include "state_dirs.hpp"
 
 namespace plb::tool::checks {
+namespace {
 
 std::optional<refusal> state_directories(check_context&, std::string& detail) {
   if (auto p = check_state_dirs(true)) return refusal{p->detail, p->fix};
@@ -83,5 +84,17 @@ std::optional<refusal> cgroup_controllers(check_context& c, std::string& detail)
   detail = "memory, swap, cpu, pids";
   return std::nullopt;
 }
+
+}  // namespace
+
+const std::array<host_check, 7> machine_checks{{
+    {"state directories", nothing, nothing, state_directories},
+    {"local daemon only", nothing, nothing, local_daemon_only},
+    {"daemon socket", nothing, socket, daemon_socket},
+    {"docker client", nothing, nothing, docker_client},
+    {"daemon answers", socket, daemon, daemon_answers},
+    {"Linux daemon", daemon, nothing, linux_daemon},
+    {"cgroup controllers", daemon, nothing, cgroup_controllers},
+}};
 
 }  // namespace plb::tool::checks

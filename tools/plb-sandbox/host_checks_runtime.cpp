@@ -6,6 +6,7 @@
 #include "runsc_identity.hpp"
 
 namespace plb::tool::checks {
+namespace {
 
 std::optional<refusal> runsc_registered(check_context& c, std::string& detail) {
   const auto rt = c.facts.daemon.runtimes.find(std::string(sandbox::policy_constants::runtime));
@@ -89,5 +90,15 @@ std::optional<refusal> runsc_is_gvisor(check_context& c, std::string& detail) {
            (f.proof_from_cache ? " (cached proof)" : "");
   return std::nullopt;
 }
+
+}  // namespace
+
+const std::array<host_check, 5> runtime_checks{{
+    {"runsc registered", daemon, runsc_entry, runsc_registered},
+    {"runsc release", runsc_entry, runsc_ok, runsc_release_check},
+    {"image present", daemon | image_given, image_present, image_is_present},
+    {"image has no volumes", image_present, nothing, image_has_no_volumes},
+    {"runsc is gVisor", image_present | runsc_ok, nothing, runsc_is_gvisor},
+}};
 
 }  // namespace plb::tool::checks

@@ -9,8 +9,16 @@
 
 namespace plb::tool {
 
+// `prefix` then the byte in two hex digits: the one way the tool writes an escaped byte (here as
+// \xNN, in URLs as %NN).
+inline void append_hex_escape(std::string& out, unsigned char c, std::string_view prefix, bool upper = false) {
+  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  out += prefix;
+  out += digits[c >> 4];
+  out += digits[c & 0xf];
+}
+
 inline std::string one_line(std::string_view text) {
-  static constexpr char hex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
   for (const char ch : text) {
@@ -20,9 +28,7 @@ inline std::string one_line(std::string_view text) {
     } else if (c >= 0x20 && c <= 0x7e) {
       out += ch;
     } else {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
+      append_hex_escape(out, c, "\\x");
     }
   }
   return out;

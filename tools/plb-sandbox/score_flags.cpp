@@ -59,22 +59,22 @@ void add_score_flags(CLI::App& c, score_flags& f) {
 }
 
 sandbox::scoring_request request_from_flags(const score_flags& f) {
-  sandbox::scoring_request r;
-  r.model_path = f.model;
-  r.model_sha256 = f.model_sha256;
-  r.runtime_image = f.runtime_image;
-  r.data_path = f.data;
-  r.features = f.features;
-  r.id_column = f.id_column;
   const auto task = sandbox::parse_task_type(f.task_type);
   if (!task)
     fail(sandbox::verdict::usage_error,
          "--task-type " + f.task_type + ": expected regression or binary-classification");
-  r.task = *task;
-  r.limits.wall_seconds = limit_flag("--seconds", limit_field::wall_seconds, f.seconds, f.seconds_option);
-  r.limits.memory_mib = limit_flag("--memory-mb", limit_field::memory_mib, f.memory_mb, f.memory_option);
-  r.output_path = f.output;
-  return r;
+  sandbox::SandboxLimits limits;
+  limits.wall_seconds = limit_flag("--seconds", limit_field::wall_seconds, f.seconds, f.seconds_option);
+  limits.memory_mib = limit_flag("--memory-mb", limit_field::memory_mib, f.memory_mb, f.memory_option);
+  return {.model_path = f.model,
+          .model_sha256 = f.model_sha256,
+          .runtime_image = f.runtime_image,
+          .data_path = f.data,
+          .features = f.features,
+          .id_column = f.id_column,
+          .task = *task,
+          .output_path = f.output,
+          .limits = limits};
 }
 
 score_request check_score_flags(const score_flags& f) {

@@ -57,16 +57,19 @@ struct limit_info {
 inline constexpr std::uint64_t mib = 1024 * 1024;
 
 // The bounds. A reviewer reads this table, not the code that uses it.
+// One row a line: it reads as the table it is.
+// clang-format off
 inline constexpr std::array<limit_info, 12> limit_table{{
     {limit_field::wall_seconds, "wall_seconds", &SandboxLimits::wall_seconds, 1, 3600, "s",
      "a run that cannot finish in an hour is not an evaluation; 0 would never start"},
     {limit_field::memory_mib, "memory_mib", &SandboxLimits::memory_mib, 64, 65536, "MiB",
      "gVisor and the interpreter need about 64 MiB; 64 GiB caps a host of this class"},
-    {limit_field::cpu_millicores, "cpu_millicores", &SandboxLimits::cpu_millicores, 100, 64000, "1/1000 CPU",
-     "below 0.1 CPU the interpreter cannot start in time"},
-    {limit_field::guest_processes, "guest_processes", &SandboxLimits::guest_processes, 4, 1024, "processes",
-     "the interpreter and its BLAS threads need a few; gVisor counts threads too"},
-    {limit_field::host_runtime_tasks, "host_runtime_tasks", &SandboxLimits::host_runtime_tasks, 64, 8192, "host tasks",
+    {limit_field::cpu_millicores, "cpu_millicores", &SandboxLimits::cpu_millicores, 100, 64000,
+     "1/1000 CPU", "below 0.1 CPU the interpreter cannot start in time"},
+    {limit_field::guest_processes, "guest_processes", &SandboxLimits::guest_processes, 4, 1024,
+     "processes", "the interpreter and its BLAS threads need a few; gVisor counts threads too"},
+    {limit_field::host_runtime_tasks, "host_runtime_tasks", &SandboxLimits::host_runtime_tasks, 64,
+     8192, "host tasks",
      "gVisor's runtime threads (systrap platform) count against the container's PID cgroup; 64 "
      "guest processes exiting together need ~160 in all (measured: see SECURITY.md)"},
     {limit_field::scratch_mib, "scratch_mib", &SandboxLimits::scratch_mib, 1, 1024, "MiB",
@@ -77,13 +80,14 @@ inline constexpr std::array<limit_info, 12> limit_table{{
      "the interpreter needs stdio plus its modules; 65536 is the usual hard limit"},
     {limit_field::file_size_mib, "file_size_mib", &SandboxLimits::file_size_mib, 1, 1024, "MiB",
      "writes can only land in scratch, which is at most 1 GiB"},
-    {limit_field::input_values, "input_values", &SandboxLimits::input_values, 1, 10'000'000, "values",
-     "the host holds every selected value as a double"},
-    {limit_field::input_json_mib, "input_json_mib", &SandboxLimits::input_json_mib, 1, 1024, "MiB",
-     "the script holds the whole document in memory"},
+    {limit_field::input_values, "input_values", &SandboxLimits::input_values, 1, 10'000'000,
+     "values", "the host holds every selected value as a double"},
+    {limit_field::input_json_mib, "input_json_mib", &SandboxLimits::input_json_mib, 1, 1024,
+     "MiB", "the script holds the whole document in memory"},
     {limit_field::script_mib, "script_mib", &SandboxLimits::script_mib, 1, 64, "MiB",
      "the snapshot is read into host memory once"},
 }};
+// clang-format on
 
 // info() indexes the table by field: the rows must stay in the enum's order, checked at compile time.
 static_assert(
