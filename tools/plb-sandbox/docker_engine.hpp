@@ -1,7 +1,8 @@
 // The Docker Engine API as this tool uses it: one typed call per need, each returning
 // boost::system::result<T, engine_error>. Request paths, query strings, URL encoding and status
 // codes live here and nowhere else; the answers are read by engine_json.hpp (bounded, fuzzed).
-// A new Engine call is one method here and one row in tests/tool/docker_engine_test.cpp.
+// A new Engine call is one method here and one row in tests/integration/engine_client_test.cpp
+// (run against the real daemon).
 #pragma once
 
 #include <chrono>
