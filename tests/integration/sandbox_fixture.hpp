@@ -16,6 +16,7 @@
 
 #include "container_cleanup.hpp"
 #include "docker_engine.hpp"
+#include "state_dirs.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "tool_process.hpp"
 
@@ -23,7 +24,7 @@ namespace plb::test {
 
 inline std::string runtime_image() {
   if (const char* v = std::getenv("PLB_SANDBOX_RUNTIME_IMAGE")) return v;
-  std::string id = slurp("/var/lib/plb-sandbox/runtime-image.id");
+  std::string id = slurp(tool::runtime_image_id_file);
   while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
   return id;
 }
