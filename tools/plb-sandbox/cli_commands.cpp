@@ -128,9 +128,7 @@ int run_sandbox_score(const score_flags& flags, bool json_summary, const sandbox
   }
   if (json_summary) print_json(result);
   if (result.stopped_by) {
-    std::cerr << "plb-sandbox: stopped by " << signal_name(result.stopped_by)
-              << "; any container and run directory were removed and nothing was published" << std::endl;
-    die_by(result.stopped_by);
+    report_stop_and_die(result.stopped_by);
   }
   if (!result) {
     std::cerr << "plb-sandbox: " << sandbox::name(result.outcome) << ": " << result.message << std::endl;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <string>
 #include <thread>
 
@@ -42,6 +43,12 @@ void die_by(int signo) {
   ::pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
   ::raise(signo);
   std::_Exit(128 + signo);
+}
+
+void report_stop_and_die(int signo) {
+  std::cerr << "plb-sandbox: stopped by " << signal_name(signo)
+            << "; any container and run directory were removed and nothing was published" << std::endl;
+  die_by(signo);
 }
 
 std::string signal_name(int signo) {

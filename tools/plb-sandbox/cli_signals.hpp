@@ -15,6 +15,9 @@ void forward_signals_to(sandbox::stop_source& stop);
 // Dies by `signo`, as a shell expects (exit status 128 + signo).
 [[noreturn]] void die_by(int signo);
 
+// The one line a stopped command prints, then die_by(signo).
+[[noreturn]] void report_stop_and_die(int signo);
+
 // "SIGHUP (1)".
 std::string signal_name(int signo);
 

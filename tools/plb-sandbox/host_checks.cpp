@@ -4,6 +4,8 @@
 // (host_checks_daemon.cpp, host_checks_runtime.cpp): a new check is one function and one row.
 #include <sys/utsname.h>
 
+#include <span>
+
 #include "host_check_steps.hpp"
 
 namespace plb::tool {
@@ -29,33 +31,33 @@ std::vector<check_result> inspect_host(const host_inspection& what, host_facts& 
   check_context context{what, facts, std::nullopt, {}};
   unsigned established = what.image ? image_given : nothing;
   std::vector<check_result> results;
-  std::vector<host_check> table(machine_checks.begin(), machine_checks.end());
-  table.insert(table.end(), runtime_checks.begin(), runtime_checks.end());
-  for (const host_check& check : table) {
-    check_result r;
-    r.requirement = check.requirement;
-    if (const unsigned missing = check.needs & ~established) {
-      r.detail = missing_reason(missing);
+  for (const std::span<const host_check> slice :
+       {std::span<const host_check>(machine_checks), std::span<const host_check>(runtime_checks)})
+    for (const host_check& check : slice) {
+      check_result r;
+      r.requirement = check.requirement;
+      if (const unsigned missing = check.needs & ~established) {
+        r.detail = missing_reason(missing);
+        results.push_back(std::move(r));
+        continue;
+      }
+      context.skipped.clear();
+      if (auto problem = check.run(context, r.detail)) {
+        r.status = check_status::fail;
+        r.detail = problem->detail;
+        r.fix = problem->fix;
+        results.push_back(std::move(r));
+        if (what.mode == inspect_mode::preflight) return results;  // sandbox-score stops at the first failure
+        continue;
+      }
+      if (!context.skipped.empty()) {
+        r.detail = context.skipped;
+      } else {
+        r.status = check_status::pass;
+        established |= check.provides;
+      }
       results.push_back(std::move(r));
-      continue;
     }
-    context.skipped.clear();
-    if (auto problem = check.run(context, r.detail)) {
-      r.status = check_status::fail;
-      r.detail = problem->detail;
-      r.fix = problem->fix;
-      results.push_back(std::move(r));
-      if (what.mode == inspect_mode::preflight) break;
-      continue;
-    }
-    if (!context.skipped.empty()) {
-      r.detail = context.skipped;
-    } else {
-      r.status = check_status::pass;
-      established |= check.provides;
-    }
-    results.push_back(std::move(r));
-  }
   return results;
 }
 

@@ -117,9 +117,7 @@ int main(int argc, char** argv) {
     }
     return report(f.verdict(), f.what());
   } catch (const plb::tool::interrupted& i) {
-    std::cerr << "plb-sandbox: stopped by " << plb::tool::signal_name(i.signal)
-              << "; any container and run directory were removed and nothing was published" << std::endl;
-    plb::tool::die_by(i.signal);
+    plb::tool::report_stop_and_die(i.signal);
   } catch (const std::exception& e) {
     return report(verdict::internal_error, e.what());
   }
