@@ -139,4 +139,23 @@ for raw in ["[]", "", "{}", "[1]", '[{"Labels":{}}]', '[{"Names":[]}]', '[{"Name
             '[{"Names":["/a"],"Labels":{"plb-sandbox.run":7}}]', "[" * 40 + "]" * 40,
             '[{"Names":["\u002fplb-sandbox-x"],"Labels":{"plb-sandbox.run":"x","plb-sandbox.run":"y"}}]']:
     put("container_list", raw)
+# ---- batch_manifest: JSON Lines, one run per line ----
+def mline(id_, **extra):
+    return json.dumps({"id": id_, "model": "subs/" + id_ + ".py", "model_sha256": H, **extra})
+good = mline("team-01") + "\n" + mline("b.2_x", runtime_image="sha256:" + H, data="in.csv", features=["a", "b"],
+                                        task_type="binary-classification", id_column="sample_id", seconds=20, memory_mb=256) + "\r\n"
+put("batch_manifest", good)
+put("batch_manifest", mline("x", data="s\u00e9\"q\".csv") + "\n" + mline("y", features=["\ud83d\ude00"]))
+for raw in ["", "\n", good + "\n", "[1]", mline("a") + mline("b"), mline("a") + "\n" + mline("a"), mline("batch-summary"),
+            mline("../x"), mline(".hidden"), mline("-rf"), mline("x" * 129), mline("x" * 128),
+            mline("a", seconds="30"), mline("a", seconds=-1), mline("a", seconds=1.5), mline("a", seconds=3601), mline("a", memory_mb=63),
+            mline("a", features=[]), mline("a", features=["a", "a"]), mline("a", features=[""]), mline("a", features="a"),
+            mline("a", features=["a", 1]), mline("a", runtime_image="python:3"), mline("a", task_type="ranking"),
+            mline("a", memory_gb=1), '{"id": "a", "id": "b"}', '{"id": "a", "model": "m"}', '{"model": "m"}',
+            '{"id" "a"}', '{"id": }', '{id: "a"}', '{"id": "a" "model": "m"}', '{"id": "a', '{"id": "a\tb"}',
+            '{"id": "a\x00b"}', mline("a", data="x\u0000y"), mline("a", data="\\q"), mline("a", data="\ud800x"),
+            mline("a", features=["a"] * 9)]:
+    put("batch_manifest", raw)
+for raw in [b'{"id": "a", "data": "\xc0\xaf"}', b'{"id": "\xed\xa0\x80"}', b'{"id": "\xf4\x90\x80\x80"}']:
+    put("batch_manifest", raw)
 print("seeds written under", os.path.normpath(ROOT))

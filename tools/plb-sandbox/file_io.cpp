@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -52,10 +53,13 @@ std::string describe(const opened_file& f) {
 
 read_result read_up_to(int fd, std::size_t max_bytes) {
   read_result r;
-  // One byte past the limit is enough to know the file is too large.
-  r.data.resize(max_bytes + 1);
+  // One byte past the limit is enough to know the file is too large. The buffer grows as the file
+  // does: sizing it to the limit up front would touch every page of it (64 MiB for a manifest).
+  const std::size_t cap = max_bytes + 1;
+  r.data.resize(std::min<std::size_t>(cap, 64 * 1024));
   std::size_t got = 0;
-  while (got < r.data.size()) {
+  while (got < cap) {
+    if (got == r.data.size()) r.data.resize(std::min(cap, r.data.size() * 2));
     const ssize_t n = ::read(fd, r.data.data() + got, r.data.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {

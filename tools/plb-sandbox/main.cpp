@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 #include <boost/version.hpp>
 
+#include "batch_command.hpp"
 #include "cancellation.hpp"
 #include "cli_commands.hpp"
 #include "cli_signals.hpp"
@@ -33,12 +34,13 @@ constexpr const char* footer =
 
 struct cli_options {
   plb::tool::score_flags score, explain;
+  plb::tool::batch_flags batch;
   bool json_summary = false, explain_json = false;
   std::string doctor_image;
 };
 
 struct cli_commands {
-  CLI::App *score, *explain, *doctor, *sweep;
+  CLI::App *score, *explain, *doctor, *sweep, *batch;
 };
 
 // "plb-sandbox 0.1.0 (Boost 1.81.0, OpenSSL 3.0.x, GCC 12.2.0)": what an operator reports.
@@ -75,6 +77,10 @@ cli_commands add_commands(CLI::App& app, cli_options& o) {
                        "also check this reviewed image and prove runsc is gVisor with it");
   c.sweep = app.add_subcommand(
       "sweep", "remove the stopped containers and run directories of runs whose plb-sandbox process died");
+  c.batch = app.add_subcommand(
+      "batch", "score every line of a JSON Lines manifest, here (--jobs at once) or as a Slurm job array");
+  plb::tool::add_batch_flags(*c.batch, o.batch);
+  c.batch->footer(footer);
   return c;
 }
 
@@ -108,6 +114,7 @@ int main(int argc, char** argv) {
     if (commands.explain->parsed()) return plb::tool::run_explain(o.explain, o.explain_json, cancel);
     if (commands.doctor->parsed()) return plb::tool::run_doctor(o.doctor_image, cancel);
     if (commands.sweep->parsed()) return plb::tool::run_sweep(cancel);
+    if (commands.batch->parsed()) return plb::tool::run_batch(o.batch, stop);
   } catch (const plb::tool::failure& f) {
     if (o.json_summary) {
       std::cout << boost::json::serialize(boost::json::object{{"verdict", plb::sandbox::name(f.verdict())},

@@ -25,7 +25,9 @@ struct field_names {
 field_names api_field_names() noexcept;
 
 // Checks everything that can be checked without reading a file or asking the daemon, and returns
-// the request with its values parsed.
-score_request check_request(const sandbox::scoring_request& request, const field_names& names);
+// the request with its values parsed. `fresh_outputs` false skips the output paths' check (a batch
+// plans lines whose outputs may already exist from an earlier run; each run checks them again).
+score_request check_request(const sandbox::scoring_request& request, const field_names& names,
+                            bool fresh_outputs = true);
 
 }  // namespace plb::tool

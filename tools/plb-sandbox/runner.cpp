@@ -9,30 +9,30 @@
 #include "request_check.hpp"
 #include "score.hpp"
 
-namespace plb::sandbox {
+namespace plb::tool {
 
-scoring_result score(const scoring_request& request, const scoring_options& options) {
+sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks) {
+  using sandbox::verdict;
   const auto started = std::chrono::steady_clock::now();
-  scoring_result result;
-  tool::run_report run;
+  sandbox::scoring_result result;
+  run_report run;
   const auto finish = [&](verdict v, const std::string& message) {
     result.outcome = v;
-    result.exit_code = exit_code(v);
-    result.message = tool::one_line(message);
+    result.exit_code = sandbox::exit_code(v);
+    result.message = one_line(message);
     result.usage = run.usage;
     result.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
   };
   try {
-    const tool::score_request checked = tool::check_request(request, tool::api_field_names());
-    tool::run_hooks hooks{tool::cancellation(options.stop), options.on_progress};
-    tool::sandbox_score(checked, hooks, run);
+    const score_request checked = check_request(request, api_field_names());
+    sandbox_score(checked, hooks, run);
     result.predictions_path = run.predictions_path;
     result.provenance_path = run.provenance_path;
     return finish(verdict::success, "predictions and provenance written");
-  } catch (const tool::failure& f) {
+  } catch (const failure& f) {
     return finish(f.verdict(), f.what());
-  } catch (const tool::interrupted& i) {
+  } catch (const interrupted& i) {
     result.stopped_by = i.signal;
     finish(verdict::internal_error, "stopped on request (" + std::to_string(i.signal) +
                                         "); any container and run directory were removed and nothing was published");
@@ -43,6 +43,14 @@ scoring_result score(const scoring_request& request, const scoring_options& opti
   } catch (...) {
     return finish(verdict::internal_error, "unknown failure");
   }
+}
+
+}  // namespace plb::tool
+
+namespace plb::sandbox {
+
+scoring_result score(const scoring_request& request, const scoring_options& options) {
+  return tool::score_to_result(request, tool::run_hooks{tool::cancellation(options.stop), options.on_progress});
 }
 
 }  // namespace plb::sandbox

@@ -125,10 +125,11 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   const std::string run_id = new_run_id();
   run_directory dir(run_id);
   const docker_engine engine;
-  const host_facts host = preflight(engine, request.image, request.limits, dir.docker_config_dir(), cancel);
+  const host_facts host =
+      hooks.host ? *hooks.host : preflight(engine, request.image, request.limits, dir.docker_config_dir(), cancel);
   cancel.check();
   // What runs killed before they could clean up left behind goes before anything new starts.
-  sweep_orphans(engine);
+  if (!hooks.host) sweep_orphans(engine);
   cancel.check();
   // The reaper is forked now, while the process is small, and watches the name from here on.
   container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id);

@@ -35,15 +35,24 @@ struct prepared_inputs {
 // `cancel` (may be null) is checked while the data is read.
 prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel);
 
+struct host_facts;
+
 // What the caller hands a run besides its request.
 struct run_hooks {
   cancellation cancel;
   std::function<void(const sandbox::scoring_progress&)> on_progress;  // may be empty
+  // A batch's preflight, made once for many runs: with it, the run neither repeats the preflight
+  // nor sweeps (the batch swept before its first run). Null: the run does both itself.
+  const host_facts* host = nullptr;
 };
 
 // Throws failure with the verdict of any unsuccessful run, after removing its container, and
 // `interrupted` once a stop request has been honoured (nothing published).
 void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report);
+
+// sandbox_score's outcome as the runner API's result: every failure caught, `request` checked
+// (fresh outputs included) under the runner API's field names.
+sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks);
 
 // The policy a run of `request` gets, with its snapshot at `script_path`. Throws failure(internal_error).
 sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,

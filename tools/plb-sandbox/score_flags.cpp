@@ -14,8 +14,10 @@ std::string bounds_text(limit_field f) {
          " to " + std::to_string(i.max);
 }
 
+}  // namespace
+
 // An empty value is an error, not the default: only a flag that was not given means the default.
-std::uint64_t limit_flag(const char* flag, limit_field f, const std::string& text, const CLI::Option* option) {
+std::uint64_t parse_limit_flag(const char* flag, limit_field f, const std::string& text, const CLI::Option* option) {
   if (option == nullptr || option->count() == 0) return sandbox::get(sandbox::SandboxLimits{}, f);
   const auto r = sandbox::parse_limit(f, text);
   if (!r) {
@@ -26,6 +28,8 @@ std::uint64_t limit_flag(const char* flag, limit_field f, const std::string& tex
   }
   return r.value;
 }
+
+namespace {
 
 std::string flag_of(limit_field f) {
   if (f == limit_field::wall_seconds) return "--seconds";
@@ -64,8 +68,8 @@ sandbox::scoring_request request_from_flags(const score_flags& f) {
     fail(sandbox::verdict::usage_error,
          "--task-type " + f.task_type + ": expected regression or binary-classification");
   sandbox::SandboxLimits limits;
-  limits.wall_seconds = limit_flag("--seconds", limit_field::wall_seconds, f.seconds, f.seconds_option);
-  limits.memory_mib = limit_flag("--memory-mb", limit_field::memory_mib, f.memory_mb, f.memory_option);
+  limits.wall_seconds = parse_limit_flag("--seconds", limit_field::wall_seconds, f.seconds, f.seconds_option);
+  limits.memory_mib = parse_limit_flag("--memory-mb", limit_field::memory_mib, f.memory_mb, f.memory_option);
   return {.model_path = f.model,
           .model_sha256 = f.model_sha256,
           .runtime_image = f.runtime_image,

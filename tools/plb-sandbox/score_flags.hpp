@@ -22,6 +22,11 @@ struct score_flags {
 
 void add_score_flags(CLI::App& command, score_flags& flags);
 
+// A limit flag's value; the limit's default when the flag was not given, and failure(usage_error)
+// naming the flag for anything else than a whole number within the bounds (an empty value too).
+std::uint64_t parse_limit_flag(const char* flag, sandbox::limit_field f, const std::string& text,
+                               const CLI::Option* option);
+
 // The runner's request from the flags; throws failure(usage_error) naming the first bad flag.
 sandbox::scoring_request request_from_flags(const score_flags& flags);
 

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `plb-sandbox batch` on this host, against the real daemon and runsc: one case per property.
+#   batch_local.sh TOOL CASE EXAMPLES_DIR
+source "$(dirname "${BASH_SOURCE[0]}")/batch_common.sh"
+
+case $case_name in
+verdicts)
+  out=$work/out
+  rc=0; "$tool" batch --manifest "$manifest" --output-dir "$out" "${defaults[@]}" --jobs 2 > "$work/stdout" || rc=$?
+  [ $rc = 0 ] || fail "exit $rc (every line reached a verdict)"
+  expect_verdicts "$out" "$example_verdicts"
+  [ "$(stat -c %a "$out")" = 700 ] || fail "output directory mode $(stat -c %a "$out")"
+  for f in "$out"/*.csv "$out"/*.json; do [ "$(stat -c %a "$f")" = 600 ] || fail "$f mode $(stat -c %a "$f")"; done
+  [ -f "$out/team-sum.csv" ] && [ -f "$out/team-sum.csv.sandbox.json" ] || fail "no outputs for team-sum"
+  [ ! -e "$out/team-crash.csv" ] || fail "a failed line has predictions"
+  jq -e '.complete and .lines == 4 and .counts.success == 2' "$out/batch-summary.json" >/dev/null || fail "summary json"
+  grep -q '^team-sum,1,success,0,predictions and provenance written,[0-9.]*,[0-9.]*,[0-9]*,[0-9a-f]\{64\}$' \
+    "$out/batch-summary.csv" || fail "summary row: $(grep team-sum "$out/batch-summary.csv")"
+  before=$(sha256sum "$out"/team-*.csv* | sha256sum)
+  # The same command again: everything is kept, nothing runs, nothing is rewritten.
+  rc=0; "$tool" batch --manifest "$manifest" --output-dir "$out" "${defaults[@]}" > /dev/null || rc=$?
+  [ $rc = 0 ] || fail "resume exit $rc"
+  expect_verdicts "$out" "$example_verdicts"
+  grep -q '^team-sum,1,success,0,kept from an earlier run' "$out/batch-summary.csv" || fail "team-sum not kept"
+  [ "$before" = "$(sha256sum "$out"/team-*.csv* | sha256sum)" ] || fail "resume rewrote an output"
+  no_containers_left
+  echo "PASS: batch verdicts, files and resume" ;;
+conflict)
+  out=$work/out
+  "$tool" batch --manifest "$manifest" --output-dir "$out" "${defaults[@]}" > /dev/null
+  before=$(sha256sum "$out"/team-*.csv* "$out"/*.result.json | sha256sum)
+  rc=0; "$tool" batch --manifest "$manifest" --output-dir "$out" "${defaults[@]}" --seconds 10 > /dev/null 2> "$work/err" || rc=$?
+  [ $rc = 12 ] || fail "exit $rc, expected 12 (lines that could not run)"
+  grep -q "could not be run" "$work/err" || fail "stderr: $(cat "$work/err")"
+  grep -q '^team-sum,1,not_run,,earlier outputs were made for a different request (limits.wall_seconds differs)' \
+    "$out/batch-summary.csv" || fail "team-sum: $(grep team-sum "$out/batch-summary.csv")"
+  # team-mean sets its own seconds: its outputs still match the line.
+  grep -q '^team-mean,2,success,0,kept' "$out/batch-summary.csv" || fail "team-mean: $(grep team-mean "$out/batch-summary.csv")"
+  [ "$before" = "$(sha256sum "$out"/team-*.csv* "$out"/*.result.json | sha256sum)" ] || fail "an output was overwritten"
+  echo "PASS: outputs of a different request are never overwritten" ;;
+bad_manifest)
+  printf '{"id": "a", "model": "m.py", "model_sha256": "%s"}\n{"id": "a", "model": "n.py", "model_sha256": "%s"}\n' \
+    "$(printf '%064d' 0)" "$(printf '%064d' 0)" > "$work/dup.jsonl"
+  rc=0; "$tool" batch --manifest "$work/dup.jsonl" --output-dir "$work/out" "${defaults[@]}" 2> "$work/err" || rc=$?
+  [ $rc = 4 ] || fail "exit $rc, expected 4 (input_refused)"
+  grep -q "dup.jsonl: line 2 (id): the ID was already used on an earlier line" "$work/err" || fail "$(cat "$work/err")"
+  [ ! -e "$work/out" ] || fail "a refused manifest created the output directory"
+  printf '{"id": "../escape", "model": "m.py", "model_sha256": "%s"}\n' "$(printf '%064d' 0)" > "$work/esc.jsonl"
+  rc=0; "$tool" batch --manifest "$work/esc.jsonl" --output-dir "$work/out" "${defaults[@]}" 2> "$work/err" || rc=$?
+  [ $rc = 4 ] && grep -q "line 1, column 8 (id): an ID is 1 to 128 bytes" "$work/err" || fail "rc $rc: $(cat "$work/err")"
+  echo "PASS: a bad manifest is refused before anything runs" ;;
+interrupt)
+  slow_manifest 5
+  out=$work/out
+  "$tool" batch --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" --jobs 2 > /dev/null 2> "$work/err" &
+  pid=$!
+  for _ in $(seq 100); do [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -ge 2 ] && break; sleep 0.1; done
+  kill -INT $pid
+  rc=0; wait $pid || rc=$?
+  [ $rc = 130 ] || fail "exit $rc, expected 130 (SIGINT)"
+  no_containers_left
+  [ "$(grep -c ',interrupted,' "$out/batch-summary.csv")" = 2 ] || fail "$(cat "$out/batch-summary.csv")"
+  [ "$(grep -c ',pending,' "$out/batch-summary.csv")" = 2 ] || fail "$(cat "$out/batch-summary.csv")"
+  [ -z "$(ls "$out"/*.csv.sandbox.json 2>/dev/null)" ] || fail "a stopped run published"
+  # The same command finishes the batch: interrupted and pending lines run.
+  "$tool" batch --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" --jobs 2 > /dev/null
+  expect_verdicts "$out" "slow-1,success slow-2,success slow-3,success slow-4,success"
+  echo "PASS: SIGINT removes running sandboxes and the summary says so" ;;
+progress)
+  slow_manifest 1.5
+  script -q -e -c "$tool batch --manifest $work/slow/manifest.jsonl --output-dir $work/out ${defaults[*]} --jobs 1" \
+    "$work/typescript" > /dev/null
+  grep -q 'plb-sandbox batch: [0-9]/4 done, 1 running, 0 failed, 0:0[0-9] elapsed, ETA' "$work/typescript" \
+    || fail "no progress line: $(cat -v "$work/typescript" | head -c 600)"
+  grep -q $'\r\e\[K' "$work/typescript" || fail "the progress line was not cleared"
+  # Without a terminal: nothing but the closing lines, and one line per run with --verbose.
+  rm -rf "$work/out"
+  "$tool" batch --manifest "$work/slow/manifest.jsonl" --output-dir "$work/out" "${defaults[@]}" --verbose \
+    > /dev/null 2> "$work/err"
+  [ "$(grep -c '^plb-sandbox: slow-[1-4]: success (exit 0)' "$work/err")" = 4 ] || fail "verbose: $(cat "$work/err")"
+  echo "PASS: one progress line on a terminal, one line per run with --verbose" ;;
+*) fail "unknown case" ;;
+esac

@@ -1,0 +1,127 @@
+// `plb-sandbox batch`: the flags to a plan, the plan to an engine, and what the operator sees: one
+// progress line on a terminal, one line per finished run with --verbose, and a closing line.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "batch_command.hpp"
+#include "batch_slurm.hpp"
+#include "cli_signals.hpp"
+#include "failure.hpp"
+#include "one_line.hpp"
+
+namespace plb::tool {
+namespace {
+
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long>(seconds);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+  return buf;
+}
+
+// "plb-sandbox batch: 12/40 done, 2 running, 1 failed, 0:23 elapsed, ETA 0:52", rewritten in place.
+class progress_line {
+ public:
+  explicit progress_line(bool enabled) : enabled_(enabled) {}
+  ~progress_line() { clear(); }
+  void show(const batch_progress& p) {
+    if (!enabled_) return;
+    std::string eta = "ETA -";
+    if (p.done > 0 && p.done < p.total)
+      eta =
+          "ETA " + clock_text(p.elapsed_seconds / static_cast<double>(p.done) * static_cast<double>(p.total - p.done));
+    const std::string line = "\rplb-sandbox batch: " + std::to_string(p.done) + "/" + std::to_string(p.total) +
+                             " done, " + std::to_string(p.running) + " running, " + std::to_string(p.failed) +
+                             " failed, " + clock_text(p.elapsed_seconds) + " elapsed, " + eta + "\033[K";
+    const std::lock_guard lock(mutex_);
+    written_ |= ::write(STDERR_FILENO, line.data(), line.size()) > 0;
+  }
+  void clear() {
+    const std::lock_guard lock(mutex_);
+    if (written_) (void)!::write(STDERR_FILENO, "\r\033[K", 4);
+    written_ = false;
+  }
+
+ private:
+  bool enabled_;
+  bool written_ = false;
+  std::mutex mutex_;
+};
+
+unsigned default_jobs(const batch_plan& plan) {
+  std::uint64_t millicores = 1000;
+  for (const auto& item : plan.items) millicores = std::max(millicores, item.request.limits.cpu_millicores);
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  return std::max<unsigned>(1, static_cast<unsigned>(cpus * 1000ull / millicores));
+}
+
+int report_outcome(const batch_config& config, const batch_outcome& result) {
+  std::size_t verdicts = 0;
+  std::string counts;
+  for (const auto& [state, n] : count_states(result.outcomes)) {
+    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + state;
+    verdicts += is_verdict(state) ? n : 0;
+  }
+  std::cout << "batch: " << result.outcomes.size() << " lines: " << counts << "\nsummary: " << config.output_dir
+            << "/batch-summary.csv" << std::endl;
+  if (result.stopped_by) {
+    std::cerr << "plb-sandbox: batch stopped by " << signal_name(result.stopped_by)
+              << "; running sandboxes were removed and the summary marks their lines interrupted" << std::endl;
+    die_by(result.stopped_by);
+  }
+  if (verdicts == result.outcomes.size()) return 0;
+  std::cerr << "plb-sandbox: " << result.outcomes.size() - verdicts
+            << " line(s) could not be run; the summary says why for each" << std::endl;
+  return batch_incomplete_exit_code;
+}
+
+}  // namespace
+
+int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
+  const batch_config config = batch_config_from(flags);
+  const batch_plan plan = plan_batch(config);
+  if (flags.index) return run_batch_task(config, plan, *flags.index, stop);
+
+  progress_line progress(::isatty(STDERR_FILENO) == 1);
+  std::mutex verbose_mutex;
+  batch_hooks hooks;
+  hooks.stop = &stop;
+  hooks.on_progress = [&](const batch_progress& p) { progress.show(p); };
+  if (flags.verbose && ::isatty(STDERR_FILENO) != 1)
+    hooks.on_finish = [&](const batch_item& item, const line_outcome& o) {
+      const std::lock_guard lock(verbose_mutex);
+      std::cerr << "plb-sandbox: " << item.id << ": " << o.state << " (exit " << o.exit_code
+                << "): " << one_line(o.message) << std::endl;
+    };
+  hooks.on_submitted = [](const std::string& job) {
+    std::cerr << "plb-sandbox: submitted Slurm job " << job << std::endl;
+  };
+
+  batch_outcome result;
+  if (flags.engine == "slurm") {
+    slurm_options options;
+    options.partition = flags.partition;
+    options.account = flags.account;
+    options.sbatch_options = flags.sbatch_options;
+    options.throttle = flags.jobs;
+    options.wait = !flags.no_wait;
+    options.task_flags = task_flags_from(config);
+    result = flags.collect ? collect_slurm_batch(config, plan, hooks) : run_slurm_batch(config, plan, options, hooks);
+    progress.clear();
+    if (flags.no_wait) {
+      std::cout << "submitted; collect the summary with the same command and --collect instead of --no-wait"
+                << std::endl;
+      return 0;
+    }
+  } else {
+    result = run_local_batch(config, plan, flags.jobs ? flags.jobs : default_jobs(plan), hooks);
+    progress.clear();
+  }
+  return report_outcome(config, result);
+}
+
+}  // namespace plb::tool

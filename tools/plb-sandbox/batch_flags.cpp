@@ -1,0 +1,107 @@
+#include "batch_flags.hpp"
+
+#include <filesystem>
+
+#include "failure.hpp"
+#include "score_flags.hpp"
+
+namespace plb::tool {
+namespace {
+
+using sandbox::verdict;
+
+std::string absolute(const std::string& path) {
+  return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
+}
+
+std::optional<std::uint64_t> optional_limit(const char* flag, sandbox::limit_field f, const std::string& text,
+                                            const CLI::Option* option) {
+  if (option == nullptr || option->count() == 0) return std::nullopt;
+  return parse_limit_flag(flag, f, text, option);
+}
+
+}  // namespace
+
+void add_batch_flags(CLI::App& c, batch_flags& f) {
+  c.add_option("--manifest", f.manifest, "JSON Lines, one run per line: id, model, model_sha256, and any setting below")
+      ->required();
+  c.add_option("--output-dir", f.output_dir,
+               "receives <id>.csv, <id>.csv.sandbox.json, <id>.result.json and batch-summary.{csv,json} (created 0700)")
+      ->required();
+  c.add_option("--runtime-image", f.runtime_image, "default for lines without runtime_image");
+  c.add_option("--data", f.data, "default for lines without data");
+  c.add_option("--feature", f.features, "default for lines without features; repeatable")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  c.add_option("--task-type", f.task_type, "default for lines without task_type");
+  c.add_option("--id-column", f.id_column, "default for lines without id_column");
+  f.seconds_option = c.add_option("--seconds", f.seconds, "default wall-time limit for lines without seconds");
+  f.memory_option = c.add_option("--memory-mb", f.memory_mb, "default memory limit for lines without memory_mb");
+  f.jobs_option =
+      c.add_option("--jobs", f.jobs,
+                   "runs at once (local: default CPUs / per-run CPU limit; slurm: the array's %J, default all)")
+          ->check(CLI::Range(1u, 1024u));
+  c.add_option("--engine", f.engine, "local (default) or slurm")->check(CLI::IsMember({"local", "slurm"}));
+  f.retry_option =
+      c.add_option("--retry-failed", f.retry,
+                   "re-run lines whose last verdict the script did not cause (host_refused, runtime_failed, "
+                   "cleanup_failed, internal_error); =all re-runs every failure")
+          ->expected(0, 1)
+          ->check(CLI::IsMember({"", "all"}));
+  c.add_flag("--verbose", f.verbose, "without a terminal, one line per finished run on stderr");
+  c.add_option("--partition", f.partition, "slurm: sbatch --partition");
+  c.add_option("--account", f.account, "slurm: sbatch --account");
+  c.add_option("--sbatch-option", f.sbatch_options, "slurm: one more sbatch option, e.g. --sbatch-option=--qos=eval")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  c.add_flag("--no-wait", f.no_wait, "slurm: submit the job array and return; --collect writes the summary later");
+  c.add_flag("--collect", f.collect,
+             "slurm: wait for an earlier submission to this --output-dir and write its summary");
+  c.add_option("--index", f.index, "run exactly this manifest line (0-based) here; what each Slurm task runs");
+}
+
+batch_config batch_config_from(const batch_flags& f) {
+  batch_config c;
+  c.manifest_path = absolute(f.manifest);
+  c.output_dir = absolute(f.output_dir);
+  if (f.output_dir.empty()) fail(verdict::usage_error, "--output-dir is empty");
+  c.defaults.runtime_image = f.runtime_image;
+  c.defaults.data = absolute(f.data);
+  c.defaults.task_type = f.task_type;
+  if (!f.task_type.empty() && !sandbox::parse_task_type(f.task_type))
+    fail(verdict::usage_error, "--task-type " + f.task_type + ": expected regression or binary-classification");
+  c.defaults.id_column = f.id_column;
+  c.defaults.features = f.features;
+  c.defaults.wall_seconds =
+      optional_limit("--seconds", sandbox::limit_field::wall_seconds, f.seconds, f.seconds_option);
+  c.defaults.memory_mib = optional_limit("--memory-mb", sandbox::limit_field::memory_mib, f.memory_mb, f.memory_option);
+  if (f.retry_option && f.retry_option->count() > 0)
+    c.retry = f.retry == "all" ? retry_policy::all_failures : retry_policy::host_failures;
+  const bool slurm = f.engine == "slurm";
+  if (!slurm && (f.no_wait || f.collect || !f.partition.empty() || !f.account.empty() || !f.sbatch_options.empty()))
+    fail(verdict::usage_error, "--no-wait, --collect, --partition, --account and --sbatch-option need --engine slurm");
+  if (f.index && (slurm || f.collect))
+    fail(verdict::usage_error, "--index runs one line here: it is what a Slurm task runs, not a way to submit");
+  return c;
+}
+
+std::vector<std::string> task_flags_from(const batch_config& c) {
+  std::vector<std::string> out;
+  const auto add = [&](const char* flag, const std::string& value) {
+    if (!value.empty()) out.insert(out.end(), {flag, value});
+  };
+  add("--runtime-image", c.defaults.runtime_image);
+  add("--data", c.defaults.data);
+  for (const auto& f : c.defaults.features) add("--feature", f);
+  add("--task-type", c.defaults.task_type);
+  add("--id-column", c.defaults.id_column);
+  if (c.defaults.wall_seconds) add("--seconds", std::to_string(*c.defaults.wall_seconds));
+  if (c.defaults.memory_mib) add("--memory-mb", std::to_string(*c.defaults.memory_mib));
+  if (c.retry == retry_policy::host_failures) out.emplace_back("--retry-failed");
+  if (c.retry == retry_policy::all_failures) out.emplace_back("--retry-failed=all");
+  return out;
+}
+
+}  // namespace plb::tool
