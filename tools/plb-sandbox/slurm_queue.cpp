@@ -104,7 +104,7 @@ batch_outcome wait_for_job(const std::string& job, const summary_header& header,
       cancelled = true;
       (void)run_command(scancel_path, {job}, std::chrono::seconds(30));
     }
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // squeue and a stat per open line, twice a second
   }
   bool changed = false;
   (void)gather_records(plan, header.output_dir, start, open, hooks, changed);  // records written as the job ended
