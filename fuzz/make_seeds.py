@@ -154,7 +154,8 @@ for raw in ["", "\n", good + "\n", "[1]", mline("a") + mline("b"), mline("a") + 
             mline("a", memory_gb=1), '{"id": "a", "id": "b"}', '{"id": "a", "model": "m"}', '{"model": "m"}',
             '{"id" "a"}', '{"id": }', '{id: "a"}', '{"id": "a" "model": "m"}', '{"id": "a', '{"id": "a\tb"}',
             '{"id": "a\x00b"}', mline("a", data="x\u0000y"), mline("a", data="\\q"), mline("a", data="\ud800x"),
-            mline("a", features=["a"] * 9)]:
+            mline("a", features=["a"] * 9), '{"id": "a", "model": "m", "model": "n"}', mline("a", data="\\udfff"),
+            '{"id": "a\x1f"}', json.dumps({"id": "a", "model": "m", "model_sha256": H + "0"})]:
     put("batch_manifest", raw)
 for raw in [b'{"id": "a", "data": "\xc0\xaf"}', b'{"id": "\xed\xa0\x80"}', b'{"id": "\xf4\x90\x80\x80"}']:
     put("batch_manifest", raw)

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "plb/sandbox/detail/utf8.hpp"
+
 namespace plb::oracle {
 
 struct json_node {
@@ -140,24 +142,6 @@ class strict_json {
     return true;
   }
 
-  static void put_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   // One UTF-8 sequence, validated per RFC 3629 (no overlongs, no surrogates, at most U+10FFFF).
   bool utf8(std::string& out) {
     const auto b0 = static_cast<unsigned char>(in_[pos_]);
@@ -220,7 +204,7 @@ class strict_json {
             if (!hex4(lo) || lo < 0xDC00 || lo > 0xDFFF) return false;
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
           }
-          put_utf8(out, cp);
+          plb::sandbox::detail::append_utf8(out, cp);
           break;
         }
         default: return false;

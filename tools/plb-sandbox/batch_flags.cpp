@@ -30,10 +30,7 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
       ->required();
   c.add_option("--runtime-image", f.runtime_image, "default for lines without runtime_image");
   c.add_option("--data", f.data, "default for lines without data");
-  c.add_option("--feature", f.features, "default for lines without features; repeatable")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_repeatable(c, "--feature", f.features, "default for lines without features; repeatable");
   c.add_option("--task-type", f.task_type, "default for lines without task_type");
   c.add_option("--id-column", f.id_column, "default for lines without id_column");
   f.seconds_option = c.add_option("--seconds", f.seconds, "default wall-time limit for lines without seconds");
@@ -52,10 +49,8 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
   c.add_flag("--verbose", f.verbose, "without a terminal, one line per finished run on stderr");
   c.add_option("--partition", f.partition, "slurm: sbatch --partition");
   c.add_option("--account", f.account, "slurm: sbatch --account");
-  c.add_option("--sbatch-option", f.sbatch_options, "slurm: one more sbatch option, e.g. --sbatch-option=--qos=eval")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_repeatable(c, "--sbatch-option", f.sbatch_options,
+                 "slurm: one more sbatch option, e.g. --sbatch-option=--qos=eval");
   c.add_flag("--no-wait", f.no_wait, "slurm: submit the job array and return; --collect writes the summary later");
   c.add_flag("--collect", f.collect,
              "slurm: wait for an earlier submission to this --output-dir and write its summary");

@@ -12,6 +12,7 @@
 #include "failure.hpp"
 #include "file_io.hpp"
 #include "one_line.hpp"
+#include "output_files.hpp"
 #include "plb/sandbox/provenance.hpp"
 
 namespace plb::tool {
@@ -50,16 +51,6 @@ std::optional<sandbox::sandbox_usage> usage_from(const json::value* v) {
 std::string string_at(const json::object& o, const char* key) {
   const auto* v = o.if_contains(key);
   return v && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-void append_csv(std::string& out, const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) {
-    out += s;
-    return;
-  }
-  out += '"';
-  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  out += '"';
 }
 
 std::string number_text(double v) {
@@ -158,7 +149,7 @@ std::string render_summary_csv(const std::vector<batch_item>& items, const std::
     out += items[i].id + "," + std::to_string(items[i].line) + "," + o.state + ",";
     out += o.exit_code >= 0 ? std::to_string(o.exit_code) : std::string();
     out += ",";
-    append_csv(out, o.message);
+    append_csv_field(out, o.message);
     out += ",";
     if (o.usage)
       out += number_text(o.usage->wall_seconds) + "," + number_text(o.usage->cpu_seconds) + "," +

@@ -23,19 +23,6 @@ std::string parent_of(const std::string& path) {
   return p.empty() ? "." : p.string();
 }
 
-void append_csv_field(std::string& out, const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) {
-    out += s;
-    return;
-  }
-  out += '"';
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
-
 // An unnamed file in the target's directory (O_TMPFILE): if the tool dies before publishing,
 // there is nothing to clean up.
 unique_fd create_unnamed(const std::string& dir, const std::string& contents) {
@@ -83,6 +70,19 @@ void check_fresh_output(const std::string& path, const char* flag) {
 }
 
 std::string provenance_path_for(const std::string& output) { return output + ".sandbox.json"; }
+
+void append_csv_field(std::string& out, const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) {
+    out += s;
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
 
 std::string render_predictions_csv(const sandbox::feature_table& table, const std::vector<double>& predictions) {
   std::string out;

@@ -17,6 +17,9 @@ void check_fresh_output(const std::string& path, const char* flag);
 
 std::string provenance_path_for(const std::string& output);
 
+// Appends `s` as one CSV field: as is, or quoted (quotes doubled) when it holds , " CR or LF.
+void append_csv_field(std::string& out, const std::string& s);
+
 // `row,prediction` (rows numbered from 0 in input order) or `<id column>,prediction`; numbers in
 // their shortest round-trip form.
 std::string render_predictions_csv(const sandbox::feature_table& table, const std::vector<double>& predictions);

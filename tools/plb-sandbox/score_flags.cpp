@@ -39,6 +39,14 @@ std::string flag_of(limit_field f) {
 
 }  // namespace
 
+CLI::Option* add_repeatable(CLI::App& c, const std::string& name, std::vector<std::string>& values,
+                            const std::string& description) {
+  return c.add_option(name, values, description)
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 void add_score_flags(CLI::App& c, score_flags& f) {
   c.add_option("--model", f.model, "the submitted Python script (read once, never executed on the host)")->required();
   c.add_option("--model-sha256", f.model_sha256, "the SHA-256 of the script as reviewed (sha256sum)")->required();
@@ -46,12 +54,8 @@ void add_score_flags(CLI::App& c, score_flags& f) {
                "the reviewed runtime image's local ID, sha256:<64 hex> (never a tag; never pulled)")
       ->required();
   c.add_option("--data", f.data, "the input CSV; only the --feature columns reach the script")->required();
-  // One value per --feature: `--feature a b` leaves b over, which is a usage error.
-  c.add_option("--feature", f.features, "a feature column, repeatable; the script sees them in this order")
-      ->required()
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_repeatable(c, "--feature", f.features, "a feature column, repeatable; the script sees them in this order")
+      ->required();
   c.add_option("--task-type", f.task_type, "regression | binary-classification (probabilities in [0, 1])")->required();
   f.seconds_option = c.add_option("--seconds", f.seconds,
                                   "wall-time limit in seconds (" + bounds_text(limit_field::wall_seconds) + ")");

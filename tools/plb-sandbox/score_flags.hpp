@@ -22,6 +22,11 @@ struct score_flags {
 
 void add_score_flags(CLI::App& command, score_flags& flags);
 
+// A flag given once per value (`--feature a --feature b`): `--feature a b` leaves b over, which is
+// a usage error, never a second value.
+CLI::Option* add_repeatable(CLI::App& command, const std::string& name, std::vector<std::string>& values,
+                            const std::string& description);
+
 // A limit flag's value; the limit's default when the flag was not given, and failure(usage_error)
 // naming the flag for anything else than a whole number within the bounds (an empty value too).
 std::uint64_t parse_limit_flag(const char* flag, sandbox::limit_field f, const std::string& text,

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "plb/sandbox/detail/utf8.hpp"
 #include "plb/sandbox/image_id.hpp"
 #include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/task_type.hpp"
@@ -353,24 +354,6 @@ class manifest_line_parser {
     return v;
   }
 
-  static void append_utf8(std::string& out, unsigned long cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   E read_escape(std::string& out) {
     const std::size_t escape_at = pos_ - 1;
     const char c = peek();
@@ -397,7 +380,7 @@ class manifest_line_parser {
       cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
     }
     if (cp == 0) return fail_at(escape_at, E::nul_character);
-    append_utf8(out, static_cast<unsigned long>(cp));
+    append_utf8(out, static_cast<std::uint32_t>(cp));
     return E::ok;
   }
 
