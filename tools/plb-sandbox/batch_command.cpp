@@ -84,7 +84,15 @@ int report_outcome(const batch_config& config, const batch_outcome& result) {
 int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   const batch_config config = batch_config_from(flags);
   const batch_plan plan = plan_batch(config);
-  if (flags.index) return run_batch_task(config, plan, *flags.index, stop);
+  if (flags.index) {
+    // A task must run the line that was submitted: an index into an edited manifest could name
+    // another submission.
+    if (!flags.manifest_sha256.empty() && flags.manifest_sha256 != plan.manifest_sha256)
+      fail(sandbox::verdict::input_refused, "--manifest " + config.manifest_path +
+                                                ": changed since the job was submitted (SHA-256 " + plan.manifest_sha256 +
+                                                ", submitted " + flags.manifest_sha256 + "); this line was not run");
+    return run_batch_task(config, plan, *flags.index, stop);
+  }
 
   progress_line progress(::isatty(STDERR_FILENO) == 1);
   std::mutex verbose_mutex;
@@ -110,6 +118,7 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
     options.throttle = flags.jobs;
     options.wait = !flags.no_wait;
     options.task_flags = task_flags_from(config);
+    options.task_flags.insert(options.task_flags.end(), {"--manifest-sha256", plan.manifest_sha256});
     result = flags.collect ? collect_slurm_batch(config, plan, hooks) : run_slurm_batch(config, plan, options, hooks);
     progress.clear();
     if (flags.no_wait) {

@@ -55,6 +55,8 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
   c.add_flag("--collect", f.collect,
              "slurm: wait for an earlier submission to this --output-dir and write its summary");
   c.add_option("--index", f.index, "run exactly this manifest line (0-based) here; what each Slurm task runs");
+  c.add_option("--manifest-sha256", f.manifest_sha256,
+               "with --index: refuse to run unless the manifest is still the one submitted (the job script passes it)");
 }
 
 batch_config batch_config_from(const batch_flags& f) {
@@ -79,6 +81,7 @@ batch_config batch_config_from(const batch_flags& f) {
     fail(verdict::usage_error, "--no-wait, --collect, --partition, --account and --sbatch-option need --engine slurm");
   if (f.index && (slurm || f.collect))
     fail(verdict::usage_error, "--index runs one line here: it is what a Slurm task runs, not a way to submit");
+  if (!f.manifest_sha256.empty() && !f.index) fail(verdict::usage_error, "--manifest-sha256 goes with --index");
   return c;
 }
 

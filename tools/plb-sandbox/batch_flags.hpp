@@ -19,6 +19,7 @@ struct batch_flags {
   unsigned jobs = 0;
   bool verbose = false, no_wait = false, collect = false;
   std::optional<std::size_t> index;
+  std::string manifest_sha256;  // with --index: the manifest as it was submitted
   std::string partition, account;
   std::vector<std::string> sbatch_options;
   CLI::Option *seconds_option = nullptr, *memory_option = nullptr, *retry_option = nullptr, *jobs_option = nullptr;
