@@ -88,9 +88,9 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
     // A task must run the line that was submitted: an index into an edited manifest could name
     // another submission.
     if (!flags.manifest_sha256.empty() && flags.manifest_sha256 != plan.manifest_sha256)
-      fail(sandbox::verdict::input_refused, "--manifest " + config.manifest_path +
-                                                ": changed since the job was submitted (SHA-256 " + plan.manifest_sha256 +
-                                                ", submitted " + flags.manifest_sha256 + "); this line was not run");
+      fail(sandbox::verdict::input_refused,
+           "--manifest " + config.manifest_path + ": changed since the job was submitted (SHA-256 " +
+               plan.manifest_sha256 + ", submitted " + flags.manifest_sha256 + "); this line was not run");
     return run_batch_task(config, plan, *flags.index, stop);
   }
 

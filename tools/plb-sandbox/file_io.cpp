@@ -56,7 +56,7 @@ read_result read_up_to(int fd, std::size_t max_bytes) {
   // One byte past the limit is enough to know the file is too large. The buffer grows as the file
   // does: sizing it to the limit up front would touch every page of it (64 MiB for a manifest).
   const std::size_t cap = max_bytes + 1;
-  r.data.resize(std::min<std::size_t>(cap, 64 * 1024));
+  r.data.resize(std::min<std::size_t>(cap, std::size_t{64} * 1024));
   std::size_t got = 0;
   while (got < cap) {
     if (got == r.data.size()) r.data.resize(std::min(cap, r.data.size() * 2));
