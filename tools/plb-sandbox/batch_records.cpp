@@ -32,7 +32,20 @@ json::value usage_json(const line_outcome& o) {
 
 json::value nullable(const std::string& s) { return s.empty() ? json::value(nullptr) : json::value(s); }
 
-std::optional<sandbox::sandbox_usage> usage_from(const json::value* v) {
+std::string string_at(const json::object& o, const char* key) {
+  const auto* v = o.if_contains(key);
+  return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof buf, "%.3f", v);
+  return std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+}
+
+}  // namespace
+
+std::optional<sandbox::sandbox_usage> usage_from_json(const json::value* v) {
   if (v == nullptr || !v->is_object()) return std::nullopt;
   const auto& o = v->as_object();
   const auto number = [&](const char* key) {
@@ -48,34 +61,22 @@ std::optional<sandbox::sandbox_usage> usage_from(const json::value* v) {
   return u;
 }
 
-std::string string_at(const json::object& o, const char* key) {
-  const auto* v = o.if_contains(key);
-  return v && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-std::string number_text(double v) {
-  char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%.3f", v);
-  return std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
-}
-
-}  // namespace
-
 std::string record_path(const std::string& dir, const std::string& id) { return dir + "/" + id + ".result.json"; }
 
 json::object request_fingerprint(const batch_item& item, const std::string& data_sha256) {
+  // Rendered by the provenance's own to_json, so a line and its provenance compare field for
+  // field; the request was checked by the plan, so both parses succeed.
   const auto& r = item.request;
-  json::object limits;
-  for (const auto& i : sandbox::limit_table) limits[i.name] = sandbox::get(r.limits, i.field);
-  limits["pids_limit"] = sandbox::pids_limit(r.limits);
-  json::array features;
-  for (const auto& f : r.features) features.emplace_back(f);
-  std::string model = r.model_sha256;
-  for (char& c : model) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return {{"model_sha256", model},           {"runtime_image", r.runtime_image},
-          {"input_sha256", data_sha256},     {"task_type", sandbox::name(r.task)},
-          {"features", std::move(features)}, {"id_column", nullable(r.id_column)},
-          {"limits", std::move(limits)}};
+  sandbox::provenance_record rec;
+  rec.model_sha256 = sandbox::parse_sha256_hex(r.model_sha256).digest;
+  rec.runtime_image = sandbox::parse_image_id(r.runtime_image).id;
+  rec.limits = r.limits;
+  rec.task = r.task;
+  rec.features = r.features;
+  rec.id_column = r.id_column;
+  json::object f = fingerprint_of_provenance(sandbox::to_json(rec));
+  f["input_sha256"] = data_sha256;  // "" when the data cannot be read: such a line fails when it runs
+  return f;
 }
 
 json::object fingerprint_of_provenance(const json::object& provenance) {
@@ -136,7 +137,7 @@ std::optional<stored_record> read_record(const std::string& dir, const std::stri
   s.outcome.state = string_at(*o, "verdict");
   s.outcome.exit_code = static_cast<int>(code->as_int64());
   s.outcome.message = one_line(string_at(*o, "message"));
-  s.outcome.usage = usage_from(o->if_contains("usage"));
+  s.outcome.usage = usage_from_json(o->if_contains("usage"));
   s.outcome.predictions_sha256 = string_at(*o, "predictions_sha256");
   s.fingerprint = request->as_object();
   return s;

@@ -16,6 +16,9 @@ namespace plb::tool {
 
 std::string record_path(const std::string& dir, const std::string& id);
 
+// A provenance's or record's "usage" object (missing numbers read as 0); nullopt if it is not one.
+std::optional<sandbox::sandbox_usage> usage_from_json(const boost::json::value* usage);
+
 // What a run's provenance says about its request: model and input digests, image, task type,
 // features, ID column and every limit. Two runs with the same fingerprint scored the same thing.
 boost::json::object request_fingerprint(const batch_item& item, const std::string& data_sha256);

@@ -64,15 +64,7 @@ resume_decision check_outputs(const std::string& csv, const std::string& provena
   d.outcome.exit_code = 0;
   d.outcome.message = "kept from an earlier run (its provenance matches this line)";
   d.outcome.predictions_sha256 = std::string(digest->as_string());
-  if (const auto* u = prov->if_contains("usage"); u && u->is_object()) {
-    const auto n = [&](const char* k) {
-      const auto* x = u->as_object().if_contains(k);
-      return x && x->is_number() ? x->to_number<double>() : 0.0;
-    };
-    d.outcome.usage = sandbox::sandbox_usage{
-        n("wall_seconds"), n("cpu_seconds"), static_cast<std::uint64_t>(n("memory_peak_bytes")),
-        static_cast<std::uint64_t>(n("output_bytes")), static_cast<std::uint64_t>(n("host_tasks_peak"))};
-  }
+  d.outcome.usage = usage_from_json(prov->if_contains("usage"));
   return d;
 }
 

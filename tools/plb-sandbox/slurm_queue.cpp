@@ -1,7 +1,5 @@
 #include "slurm_queue.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <sstream>
 #include <thread>
@@ -23,12 +21,12 @@ std::size_t gather_records(const batch_plan& plan, const std::string& dir, batch
   for (const std::size_t i : start.to_run) {
     if (!open[i]) continue;
     const auto& item = plan.items[i];
-    if (::access(record_path(dir, item.id).c_str(), F_OK) != 0) {
+    // The task's own words, once its outputs are checked against the line like any earlier run's.
+    const auto record = read_record(dir, item.id);
+    if (!record) {
       ++still_open;
       continue;
     }
-    // The task's own words, once its outputs are checked against the line like any earlier run's.
-    const auto record = read_record(dir, item.id);
     const auto d = decide_resume(item, dir, retry_policy::none, request_fingerprint(item, start.data_sha256[i]));
     start.outcomes[i] = d.action == resume_action::conflict ? d.outcome : record->outcome;
     if (d.action == resume_action::run) {  // a success record whose outputs are missing
