@@ -10,7 +10,11 @@ set(out ${PROJECT_BINARY_DIR}/packaging)
 configure_file(${pkg}/setup-host.sh.in ${out}/plb-sandbox-setup-host @ONLY)
 install(PROGRAMS ${out}/plb-sandbox-setup-host DESTINATION ${CMAKE_INSTALL_SBINDIR} COMPONENT tool)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/setup-host DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/daemonize DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/start-warden DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/runsc.sha256 DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
+# The deadline warden's unit (warden.hpp): enabled and started by the postinst, purged by postrm.
+install(FILES ${pkg}/plb-sandbox-warden.service DESTINATION lib/systemd/system COMPONENT tool)
 install(FILES ${pkg}/plb-sandbox.bash-completion DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
   RENAME plb-sandbox COMPONENT tool)
 
@@ -52,13 +56,15 @@ set(CPACK_DEBIAN_TOOL_PACKAGE_NAME plb-sandbox)
 set(CPACK_DEBIAN_TOOL_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_TOOL_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_TOOL_PACKAGE_RECOMMENDS "docker.io, runsc")
-set(CPACK_DEBIAN_TOOL_PACKAGE_CONTROL_EXTRA ${pkg}/postrm)
+set(CPACK_DEBIAN_TOOL_PACKAGE_CONTROL_EXTRA ${pkg}/postinst ${pkg}/prerm ${pkg}/postrm)
 set(CPACK_COMPONENT_TOOL_DESCRIPTION "score untrusted Python inference scripts inside gVisor
  plb-sandbox sandbox-score runs an untrusted Python inference script inside
  gVisor's runsc runtime on the local Docker Engine, with every control on (no
  network, no capabilities, read-only root, resource limits, a watchdog and a
- reaper), and writes local-only predictions and provenance. Includes
- plb-sandbox-setup-host, which prepares a Debian 12 evaluation host.")
+ reaper), and writes local-only predictions and provenance. Its deadline
+ warden, a host service, removes any sandbox past its wall time whatever
+ became of the tool. Includes plb-sandbox-setup-host, which prepares a
+ Debian 12 evaluation host.")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libplb-sandbox-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)

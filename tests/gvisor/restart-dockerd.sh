@@ -8,7 +8,7 @@ else
   kill -TERM "$pid"
   for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
   if kill -0 "$pid" 2>/dev/null; then echo "dockerd $pid did not stop" >&2; exit 1; fi
-  setsid /usr/sbin/dockerd >>/var/log/plb-dockerd.log 2>&1 </dev/null &
+  bash "$(dirname "${BASH_SOURCE[0]}")/../../ci/daemonize" /var/log/plb-dockerd.log /usr/sbin/dockerd
 fi
 for _ in $(seq 1 120); do timeout 5 docker info >/dev/null 2>&1 && exit 0; sleep 0.5; done
 echo "dockerd did not come back" >&2

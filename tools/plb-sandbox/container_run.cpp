@@ -4,8 +4,8 @@
 
 namespace plb::tool {
 
-container_run::container_run(const docker_engine& engine, std::string name)
-    : engine_(engine), name_(std::move(name)), reaper_(engine.socket_path(), name_) {}
+container_run::container_run(const docker_engine& engine, std::string name, std::chrono::milliseconds wall)
+    : engine_(engine), name_(std::move(name)), reaper_(engine.socket_path(), name_, wall) {}
 
 container_run::~container_run() {
   if (removed_) return;

@@ -24,8 +24,9 @@ struct completed_run {
 
 class container_run {
  public:
-  // Starts the reaper for `name`; construct it as soon as the name is known.
-  container_run(const docker_engine& engine, std::string name);
+  // Starts the reaper for `name`, which will enforce `wall` (+ grace); construct it as soon as the
+  // name is known.
+  container_run(const docker_engine& engine, std::string name, std::chrono::milliseconds wall);
   // Removes the container if run() did not get that far (best effort: the first error stands).
   ~container_run();
   container_run(const container_run&) = delete;

@@ -51,6 +51,9 @@ class watchdog_run {
     bp::posix::default_launcher launcher;
     launcher.env = envp.data();
 
+    // The reaper's deadline is armed before the client exists, so no moment of the client's life
+    // is outside it; the client's PID follows as soon as there is one.
+    if (request_.watcher) request_.watcher->start(std::chrono::duration_cast<std::chrono::milliseconds>(request_.wall));
     start_ = clock::now();
     bp::error_code ec;
     auto proc = launcher(ctx_, ec, bp::filesystem::path(docker_binary), request_.arguments,
@@ -60,10 +63,7 @@ class watchdog_run {
       return std::move(outcome_);
     }
     process_ = &proc;
-    if (request_.watcher) {
-      request_.watcher->watch_client(proc.id());
-      request_.watcher->start(std::chrono::duration_cast<std::chrono::milliseconds>(request_.wall));
-    }
+    if (request_.watcher) request_.watcher->watch_client(proc.id());
 
     asio::async_write(stdin_, asio::buffer(request_.stdin_data.data(), request_.stdin_data.size()),
                       [this](bp::error_code, std::size_t) {
@@ -82,6 +82,9 @@ class watchdog_run {
     proc.async_wait([this](bp::error_code, int) { client_done(); });
     ctx_.run();
     killer_.stop();
+    // A reaper that died while this process was stopped was never sampled: the run still rested on
+    // this process alone.
+    if (request_.watcher && !request_.watcher->alive()) outcome_.reaper_lost = true;
 
     const int status = proc.native_exit_code();
     if (WIFEXITED(status)) {
@@ -142,6 +145,11 @@ class watchdog_run {
   void sample() {
     if (request_.cancel && request_.cancel->signal() && !outcome_.interrupted_by) {
       outcome_.interrupted_by = request_.cancel->signal();
+      kill_container();
+    }
+    // Without its reaper the run would rest on this process alone: stop it (never the script's fault).
+    if (request_.watcher && !request_.watcher->alive() && !outcome_.reaper_lost) {
+      outcome_.reaper_lost = true;
       kill_container();
     }
     if (!monitor_.attached()) {

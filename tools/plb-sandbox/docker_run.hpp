@@ -48,6 +48,7 @@ struct docker_run_outcome {
   int interrupted_by = 0;        // the signal of a stop request honoured during the run
   std::string start_problem;     // the docker client could not be started at all
   bool daemon_lost = false;      // the daemon stopped answering during the run
+  bool reaper_lost = false;      // the run's reaper died: the run was stopped
   std::string stdout_bytes;      // untrusted: parse it, never print it
   std::size_t output_bytes = 0;  // stdout and stderr together, all that arrived
   std::string container_id;      // once the daemon had created it

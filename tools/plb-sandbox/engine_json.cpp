@@ -171,7 +171,11 @@ std::optional<std::vector<labelled_container>> parse_container_list(std::string_
     if (const json::value* labels = c.get_object().if_contains("Labels"); labels && labels->is_object()) {
       if (const auto* run = string_field(labels->get_object(), sandbox::policy_constants::run_label))
         lc.run_label.assign(run->data(), run->size());
+      if (const auto* d = string_field(labels->get_object(), sandbox::policy_constants::deadline_label))
+        lc.deadline_label.assign(d->data(), d->size());
     }
+    if (const json::value* t = c.get_object().if_contains("Created"); t && t->is_int64()) lc.created = t->get_int64();
+    if (const auto* st = string_field(c.get_object(), "State")) lc.state.assign(st->data(), st->size());
     found.push_back(std::move(lc));
   }
   return found;

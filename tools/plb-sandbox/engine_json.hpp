@@ -47,8 +47,11 @@ struct container_state {
 };
 
 struct labelled_container {
-  std::string name;       // without Docker's leading '/'
-  std::string run_label;  // the run label's value; empty if missing
+  std::string name;            // without Docker's leading '/'
+  std::string run_label;       // the run label's value; empty if missing
+  std::string deadline_label;  // the deadline label's value (seconds after creation); empty if missing
+  std::int64_t created = 0;    // Unix seconds, by the daemon's clock; 0 if missing
+  std::string state;           // created, running, exited, ...
 };
 
 // Each returns nullopt and sets `problem` to what was wrong. Every answer is at most 4 MiB and
@@ -56,7 +59,7 @@ struct labelled_container {
 std::optional<daemon_info> parse_daemon_info(std::string_view json, std::string& problem) noexcept;
 std::optional<image_facts> parse_image_inspect(std::string_view json, std::string& problem) noexcept;
 std::optional<container_state> parse_container_inspect(std::string_view json, std::string& problem) noexcept;
-// GET /containers/json: the name and run label of each; any entry without a name is refused.
+// GET /containers/json: the name, labels, creation time and state of each; any entry without a name is refused.
 std::optional<std::vector<labelled_container>> parse_container_list(std::string_view json,
                                                                     std::string& problem) noexcept;
 

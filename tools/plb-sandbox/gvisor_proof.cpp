@@ -14,6 +14,7 @@
 #include "owner.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
+#include "run_directory.hpp"
 #include "run_id.hpp"
 #include "state_dirs.hpp"
 
@@ -66,7 +67,10 @@ void store_proof(const std::string& key, const std::string& guest_kernel, const 
 // What a probe that did not print a kernel release says about the host.
 refusal probe_failure(const completed_run& done) {
   const docker_run_outcome& out = done.outcome;
-  if (out.timed_out) return {"the probe container did not finish within 60 s", "check runsc and dockerd's log"};
+  if (out.timed_out)
+    return {"the probe container did not finish within " +
+                std::to_string(sandbox::policy_constants::probe_wall_seconds) + " s",
+            "check runsc and dockerd's log"};
   if (done.state && !done.state->error.empty())
     return {"runsc could not start the image (" + done.state->error + ")", "check the runsc installation"};
   const std::int64_t code = done.state ? done.state->exit_code : out.client_exit_code;
@@ -97,10 +101,14 @@ std::optional<refusal> prove_gvisor(const proof_request& r, gvisor_proof& proof)
   const auto policy = b.build_probe();
   if (!policy) fail(sandbox::verdict::internal_error, "probe policy: " + std::string(sandbox::message(policy.error)));
 
-  container_run container(r.engine, policy.spec->container_name());
+  // The probe is a run like any other: its own run directory (and lock) makes it the tool's for a
+  // sweep, and its deadline label bounds it for the warden.
+  const run_directory probe_dir(policy.spec->run_id());
+  const std::chrono::seconds wall(sandbox::policy_constants::probe_wall_seconds);
+  container_run container(r.engine, policy.spec->container_name(), wall);
   docker_run_request req;
   req.arguments = policy.spec->docker_probe_arguments();
-  req.wall = std::chrono::seconds(60);
+  req.wall = wall;
   req.output_cap_bytes = 4096;
   req.environment = docker_client_environment(r.work_dir);
   req.cancel = r.cancel;

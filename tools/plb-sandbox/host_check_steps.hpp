@@ -40,7 +40,7 @@ struct host_check {
 
 // The table, in order, in two slices: the machine and its daemon (host_checks_daemon.cpp), then
 // the runsc runtime and the image (host_checks_runtime.cpp).
-extern const std::array<host_check, 7> machine_checks;
+extern const std::array<host_check, 8> machine_checks;
 extern const std::array<host_check, 5> runtime_checks;
 
 }  // namespace plb::tool::checks

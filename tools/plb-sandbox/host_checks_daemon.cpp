@@ -8,6 +8,7 @@
 #include "docker_run.hpp"
 #include "host_check_steps.hpp"
 #include "state_dirs.hpp"
+#include "warden.hpp"
 
 namespace plb::tool::checks {
 namespace {
@@ -63,6 +64,24 @@ std::optional<refusal> daemon_answers(check_context& c, std::string& detail) {
   return std::nullopt;
 }
 
+// No run starts unless something outside the tool will end it (warden.hpp).
+std::optional<refusal> deadline_warden(check_context&, std::string& detail) {
+  std::string problem;
+  const auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
+  const std::string fix =
+      "start it: systemctl enable --now plb-sandbox-warden (hosts without systemd: plb-sandbox-setup-host, "
+      "or `setsid plb-sandbox warden >>/var/log/plb-sandbox-warden.log 2>&1 &`)";
+  if (!status) return refusal{problem, fix};
+  const auto stale = std::chrono::duration_cast<std::chrono::milliseconds>(warden_stale).count();
+  if (status->last_pass_ms < 0 || status->last_pass_ms > stale)
+    return refusal{"the warden (pid " + std::to_string(status->pid) + ") has not reached the daemon for " +
+                       (status->last_pass_ms < 0 ? std::string("any pass yet")
+                                                 : std::to_string(status->last_pass_ms / 1000) + " s"),
+                   "see its log; restart it once dockerd answers"};
+  detail = "pid " + std::to_string(status->pid) + ", last pass " + std::to_string(status->last_pass_ms) + " ms ago";
+  return std::nullopt;
+}
+
 std::optional<refusal> linux_daemon(check_context& c, std::string& detail) {
   const daemon_info& d = c.facts.daemon;
   if (d.os_type != "linux")
@@ -87,12 +106,13 @@ std::optional<refusal> cgroup_controllers(check_context& c, std::string& detail)
 
 }  // namespace
 
-const std::array<host_check, 7> machine_checks{{
+const std::array<host_check, 8> machine_checks{{
     {"state directories", nothing, nothing, state_directories},
     {"local daemon only", nothing, nothing, local_daemon_only},
     {"daemon socket", nothing, socket, daemon_socket},
     {"docker client", nothing, nothing, docker_client},
     {"daemon answers", socket, daemon, daemon_answers},
+    {"deadline warden", daemon, nothing, deadline_warden},
     {"Linux daemon", daemon, nothing, linux_daemon},
     {"cgroup controllers", daemon, nothing, cgroup_controllers},
 }};

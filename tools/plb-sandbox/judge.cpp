@@ -30,6 +30,9 @@ std::optional<run_verdict> judge(const completed_run& done, const sandbox::Sandb
     return run_verdict{
         verdict::runtime_failed,
         "the Docker daemon stopped answering during the run (restarted?); the run's container was removed"};
+  if (out.reaper_lost)
+    return run_verdict{verdict::runtime_failed,
+                       "the run's reaper process died, so the run was stopped before the script finished"};
   if (out.timed_out)
     return run_verdict{verdict::timeout,
                        "the script did not finish within its " + std::to_string(limits.wall_seconds) + " s wall time"};

@@ -18,6 +18,7 @@
 #include "failure.hpp"
 #include "one_line.hpp"
 #include "score_flags.hpp"
+#include "warden.hpp"
 
 namespace {
 
@@ -37,10 +38,12 @@ struct cli_options {
   plb::tool::batch_flags batch;
   bool json_summary = false, explain_json = false;
   std::string doctor_image;
+  std::string warden_socket = plb::tool::warden_socket;
+  bool warden_status = false;
 };
 
 struct cli_commands {
-  CLI::App *score, *explain, *doctor, *sweep, *batch;
+  CLI::App *score, *explain, *doctor, *sweep, *batch, *warden;
 };
 
 // "plb-sandbox 0.1.0 (Boost 1.81.0, OpenSSL 3.0.x, GCC 12.2.0)": what an operator reports.
@@ -81,6 +84,10 @@ cli_commands add_commands(CLI::App& app, cli_options& o) {
       "batch", "score every line of a JSON Lines manifest, here (--jobs at once) or as a Slurm job array");
   plb::tool::add_batch_flags(*c.batch, o.batch);
   c.batch->footer(footer);
+  c.warden = app.add_subcommand(
+      "warden", "the host service that removes every run past its wall time + grace, whatever became of the tool");
+  c.warden->add_option("--socket", o.warden_socket, "where it answers its status (the preflight asks the default)");
+  c.warden->add_flag("--status", o.warden_status, "print the status line of the warden that answers, and exit");
   return c;
 }
 
@@ -115,6 +122,8 @@ int main(int argc, char** argv) {
     if (commands.doctor->parsed()) return plb::tool::run_doctor(o.doctor_image, cancel);
     if (commands.sweep->parsed()) return plb::tool::run_sweep(cancel);
     if (commands.batch->parsed()) return plb::tool::run_batch(o.batch, stop);
+    if (commands.warden->parsed())
+      return o.warden_status ? plb::tool::print_warden_status(o.warden_socket) : plb::tool::run_warden(o.warden_socket);
   } catch (const plb::tool::failure& f) {
     if (o.json_summary) {
       std::cout << boost::json::serialize(boost::json::object{{"verdict", plb::sandbox::name(f.verdict())},

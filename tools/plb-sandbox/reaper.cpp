@@ -17,65 +17,30 @@
 
 #include "docker_engine.hpp"
 #include "failure.hpp"
+#include "reaper_calls.hpp"
+#include "state_dirs.hpp"
 
 namespace plb::tool {
 namespace {
+
+using namespace reaper_calls;
 
 // Everything the child needs, prepared before fork: it allocates nothing afterwards.
 struct reaper_plan {
   sockaddr_un address{};
   std::string kill_request, remove_request;
+  std::int64_t window_ms = 0;            // wall + grace: how long the name is enforced after the tool is gone
+  std::string log_path;                  // one line per problem, in the state directory
+  std::string kill_stuck, remove_stuck;  // those lines, written before fork
 };
 
-std::string engine_request(const char* method, const std::string& path) {
-  return std::string(method) + " /" + engine_api_version + path +
-         " HTTP/1.1\r\nHost: docker\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-}
+// The daemon confirmed: 204 removed or killed, 404 no such container, 409 not running.
+bool confirmed(int status) noexcept { return status == 204 || status == 404 || status == 409; }
 
-std::int64_t now_ms() noexcept {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
-
-void sleep_ms(int ms) noexcept {
-  timespec ts{ms / 1000, static_cast<long>(ms % 1000) * 1'000'000};
-  while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
-// One Engine API call; the HTTP status, or 0 when the daemon could not be reached.
-int engine_call(const reaper_plan& plan, const std::string& request) noexcept {
-  const int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return 0;
-  const timeval tv{10, 0};
-  ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  int status = 0;
-  if (::connect(s, reinterpret_cast<const sockaddr*>(&plan.address), sizeof plan.address) == 0) {
-    std::size_t sent = 0;
-    while (sent < request.size()) {
-      const ssize_t n = ::send(s, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) break;
-      sent += static_cast<std::size_t>(n);
-    }
-    char head[16];
-    std::size_t got = 0;
-    while (sent == request.size() && got < sizeof head) {
-      const ssize_t n = ::recv(s, head + got, sizeof head - got, 0);
-      if (n <= 0) break;
-      got += static_cast<std::size_t>(n);
-    }
-    // "HTTP/1.1 204 ..."
-    if (got >= 12 && std::memcmp(head, "HTTP/1.", 7) == 0)
-      status = (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0');
-  }
-  ::close(s);
-  return status;
-}
-
-// The tool is gone: stop the client so nothing starts the container again, then remove it.
-[[noreturn]] void remove_now(const reaper_plan& plan, int client_pidfd, pid_t client) noexcept {
+// The tool is gone: stop the client so nothing starts the container again, then remove it by
+// name until the daemon confirms, and keep doing so until `until`: a client that was slow to
+// create the container (or whose PID never reached the reaper) cannot start it behind its back.
+[[noreturn]] void remove_now(const reaper_plan& plan, int client_pidfd, pid_t client, std::int64_t until) noexcept {
   if (client_pidfd >= 0) {
     ::syscall(SYS_pidfd_send_signal, client_pidfd, SIGKILL, nullptr, 0);
     pollfd p{client_pidfd, POLLIN, 0};
@@ -83,25 +48,28 @@ int engine_call(const reaper_plan& plan, const std::string& request) noexcept {
   } else if (client > 0) {
     ::kill(client, SIGKILL);
   }
-  // Removal is confirmed by the daemon (204 or 404). A create still in flight when the client
-  // died can land after a 404, so the name is removed again once more, a second later.
-  const std::int64_t give_up = now_ms() + 120'000;
-  int confirmed = 0;
-  while (confirmed < 2 && now_ms() < give_up) {
-    const int status = engine_call(plan, plan.remove_request);
-    if (status == 204 || status == 404) {
-      if (++confirmed == 2) break;
+  const std::int64_t stuck_after = now_ms() + 120'000;
+  bool logged = false;
+  int confirmations = 0;
+  while (confirmations < 2 || now_ms() < until) {
+    if (confirmed(engine_call(plan.address, plan.remove_request))) {
+      ++confirmations;
       sleep_ms(1000);
-    } else {
-      sleep_ms(250);
+      continue;
     }
+    // The daemon did not confirm: retry, as long as it takes, and say so once.
+    if (!logged && now_ms() > stuck_after) {
+      log_once(plan.log_path, plan.remove_stuck);
+      logged = true;
+    }
+    sleep_ms(logged ? 5000 : 250);
   }
   ::_exit(0);
 }
 
 [[noreturn]] void watch(const reaper_plan& plan, int in) noexcept {
   std::int64_t deadline = -1;  // armed by 'S'
-  bool killed = false;
+  bool killed = false, kill_logged = false;
   int client_pidfd = -1;
   pid_t client = 0;
   unsigned char message[9];
@@ -116,13 +84,20 @@ int engine_call(const reaper_plan& plan, const std::string& request) noexcept {
     const int ready = ::poll(&p, 1, timeout);
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) {  // the tool is alive but its run is past wall + grace: stop the container
-      engine_call(plan, plan.kill_request);
-      killed = true;
+      killed = confirmed(engine_call(plan.address, plan.kill_request));
+      if (!killed) {  // not confirmed: try again shortly, and say so once
+        if (!kill_logged) log_once(plan.log_path, plan.kill_stuck);
+        kill_logged = true;
+        deadline = now_ms() + 250;
+      }
       continue;
     }
     const ssize_t n = ::read(in, message + have, sizeof message - have);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) remove_now(plan, client_pidfd, client);  // the tool died (or closed without release)
+    if (n <= 0) {  // the tool died (or closed without release): the name is enforced to wall + grace
+      const std::int64_t until = deadline >= 0 ? deadline : now_ms() + plan.window_ms;
+      remove_now(plan, client_pidfd, client, until);
+    }
     have += static_cast<std::size_t>(n);
     if (have < sizeof message) continue;
     have = 0;
@@ -143,8 +118,14 @@ int engine_call(const reaper_plan& plan, const std::string& request) noexcept {
 
 }  // namespace
 
-reaper::reaper(const std::string& socket_path, const std::string& container_name) {
+reaper::reaper(const std::string& socket_path, const std::string& container_name, std::chrono::milliseconds wall) {
   reaper_plan plan;
+  plan.window_ms = (wall + reaper_grace).count();
+  plan.log_path = std::string(state_dir) + "/reaper.log";
+  plan.kill_stuck = "plb-sandbox reaper: the daemon did not confirm the kill of " + container_name +
+                    " past its wall time; retrying\n";
+  plan.remove_stuck = "plb-sandbox reaper: the daemon has not confirmed the removal of " + container_name +
+                      " for 120 s; still trying every 5 s\n";
   plan.address.sun_family = AF_UNIX;
   if (socket_path.size() >= sizeof plan.address.sun_path)
     fail(sandbox::verdict::internal_error, "socket path too long");
@@ -211,6 +192,13 @@ void reaper::start(std::chrono::milliseconds wall) noexcept {
 }
 
 void reaper::watch_client(pid_t client) noexcept { send('P', static_cast<std::uint64_t>(client)); }
+
+bool reaper::alive() const noexcept {
+  if (!pipe_) return false;
+  // The reaper never writes: readable means end of file, which means it is gone.
+  pollfd p{pipe_.get(), POLLIN | POLLRDHUP, 0};
+  return ::poll(&p, 1, 0) == 0;
+}
 
 void reaper::release() noexcept {
   send('D', 0);

@@ -132,7 +132,8 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   if (!hooks.host) sweep_orphans(engine);
   cancel.check();
   // The reaper is forked now, while the process is small, and watches the name from here on.
-  container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id);
+  container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id,
+                          std::chrono::seconds(request.limits.wall_seconds));
 
   const prepared_inputs in = prepare_inputs(request, &cancel);
   cancel.check();

@@ -1,0 +1,58 @@
+# Sourced by the tests that kill a whole cgroup at once, as Slurm's proctrack/cgroup, a systemd
+# stop or a lost node do: freeze it (no process can react or fork), SIGKILL every process in it,
+# thaw it. cgroup v1's freezer controller or cgroup v2's cgroup.freeze, whichever the host has.
+# Each function takes the cgroup's directory; they call `fail` (the sourcing test's) on a problem.
+
+cgroup_freeze() {
+  local cg=$1
+  if [ -f "$cg/freezer.state" ]; then
+    echo FROZEN > "$cg/freezer.state"
+    for _ in $(seq 1 200); do [ "$(cat "$cg/freezer.state")" = FROZEN ] && return 0; sleep 0.01; done
+  else
+    echo 1 > "$cg/cgroup.freeze"
+    for _ in $(seq 1 200); do grep -q 'frozen 1' "$cg/cgroup.events" && return 0; sleep 0.01; done
+  fi
+  fail "the cgroup $cg did not freeze"
+}
+
+cgroup_thaw() { if [ -f "$1/freezer.state" ]; then echo THAWED > "$1/freezer.state"; else echo 0 > "$1/cgroup.freeze"; fi; }
+
+# Every process of the cgroup and its children, once each.
+cgroup_procs() { find "$1" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -un; }
+
+# Freezes (unless already frozen), SIGKILLs every process, thaws, and waits until none is left.
+# Prints how many it killed.
+cgroup_kill_all() {
+  local cg=$1 n=0 p
+  [ "$(cat "$cg/freezer.state" 2>/dev/null)" = FROZEN ] || grep -q 'frozen 1' "$cg/cgroup.events" 2>/dev/null || cgroup_freeze "$cg"
+  for p in $(cgroup_procs "$cg"); do kill -9 "$p" 2>/dev/null && n=$((n + 1)); done
+  cgroup_thaw "$cg"
+  for _ in $(seq 1 100); do [ -z "$(cgroup_procs "$cg")" ] && break; sleep 0.05; done
+  [ -z "$(cgroup_procs "$cg")" ] || fail "processes survived the cgroup kill: $(cgroup_procs "$cg" | tr '\n' ' ')"
+  echo "$n"
+}
+
+# The tool's containers as "name state created expires-after", from the Engine API.
+tool_containers() {
+  curl -sf --unix-socket /var/run/docker.sock \
+    'http://docker/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22plb-sandbox.run%22%5D%7D' |
+    jq -r '.[] | "\(.Names[0][1:]) \(.State) \(.Created) \(.Labels["plb-sandbox.expires-after"] // "none")"'
+}
+
+# Waits until no container of the tool's is left (one whose create was in flight at the kill may
+# appear late, and counts too). Fails if any still exists MARGIN seconds past its deadline
+# (creation + its expires-after label) or carries no deadline.
+expect_bounded_by_deadlines() {
+  local allowed=$1 listed now name state created after
+  for _ in $(seq 1 1500); do
+    listed=$(tool_containers)
+    [ -z "$listed" ] && return 0
+    now=$(date +%s)
+    while read -r name state created after; do
+      [ "$after" = none ] && fail "$name carries no deadline label"
+      [ "$now" -gt "$((created + after + allowed))" ] && fail "$name ($state) still exists $((now - created - after)) s past its deadline"
+    done <<<"$listed"
+    sleep 0.1
+  done
+  fail "containers of the tool remain: $(tool_containers)"
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# kill_everything.sh TOOL STAGE EXAMPLES_DIR: runs sandbox-score in a cgroup of its own and, at
+# STAGE, SIGKILLs every process in that cgroup at the same instant (freeze, kill, thaw: what Slurm's
+# proctrack/cgroup, a systemd stop or a lost node do), so the tool, its reaper and the docker client
+# die together. Then no container of the run may run past its deadline (creation + wall + the
+# policy's 10 s grace), and each must be gone within the documented margin after it (SECURITY.md:
+# one warden period plus the daemon's removal; the test allows 5 s on a loaded host).
+#   preflight   the gVisor probe container exists (the proof cache is emptied first); a sweep
+#               then removes it as the tool's own
+#   create      the run's container exists and has not started
+#   start       the docker client runs (the container may not exist yet)
+#   streaming   the script spins a CPU
+#   cleanup     the docker client has exited; the tool is inspecting and removing the container
+#   reaper      SIGKILL of the reaper alone, then SIGSTOP of the tool (the tool is resumed at the
+#               end and must report runtime_failed, never a verdict against the script)
+set -euo pipefail
+tool=$1
+stage=$2
+examples=$3
+image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
+readonly wall=4 grace=10 margin=5
+fail() { echo "FAIL ($stage): $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
+
+work=$(mktemp -d)
+if [ -d /sys/fs/cgroup/freezer ]; then cg=/sys/fs/cgroup/freezer/plb-kill-test-$$; else cg=/sys/fs/cgroup/plb-kill-test-$$; fi
+tool_pid=
+cleanup() {
+  [ -n "$tool_pid" ] && kill -CONT "$tool_pid" 2>/dev/null || true
+  if [ -d "$cg" ]; then
+    cgroup_thaw "$cg"
+    while read -r p; do kill -9 "$p" 2>/dev/null || true; done < "$cg/cgroup.procs"
+    for _ in $(seq 1 50); do [ -s "$cg/cgroup.procs" ] || break; sleep 0.1; done
+    rmdir "$cg" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+kill_all_at_once() {
+  echo "killed $(cgroup_kill_all "$cg") processes of the tool's cgroup at once ($stage)"
+}
+containers() { tool_containers; }
+# The PID of the process named COMM in the cgroup, if any.
+pid_named() { while read -r p; do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$1" ] && { echo "$p"; return; }; done < "$cg/cgroup.procs"; }
+# Waits (10 ms steps, at most 60 s) until CONDITION (a shell function) holds.
+wait_for() { for _ in $(seq 1 6000); do "$1" && return 0; sleep 0.01; done; fail "timed out waiting for: $1"; }
+
+[ -z "$(containers)" ] || fail "containers of the tool exist before the test: $(containers)"
+mkdir "$cg"
+case "$stage" in
+  streaming|reaper) body='while True: pass' ;;
+  cleanup) body='time.sleep(1.5)' ;;
+  *) body='time.sleep(1)' ;;
+esac
+printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\n%s\nprint(json.dumps({"predictions": [0.0 for r in rows]}))\n' "$body" > "$work/model.py"
+[ "$stage" = preflight ] && rm -f /var/cache/plb-sandbox/*/*.json   # the next run must prove gVisor again
+# The tool enters the cgroup before it execs, so every process it starts is born inside it.
+bash -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$cg" "$tool" sandbox-score \
+  --model "$work/model.py" --model-sha256 "$(sha256sum "$work/model.py" | cut -d' ' -f1)" \
+  --runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b \
+  --task-type regression --seconds "$wall" --output "$work/out.csv" >"$work/out" 2>"$work/err" &
+tool_pid=$!
+
+probe_listed() { containers | awk '$4 == 70' | grep -q .; }
+created_listed() { containers | awk '$2 == "created"' | grep -q .; }
+client_runs() { [ -n "$(pid_named docker)" ]; }
+running_listed() { containers | awk '$2 == "running" && $4 != 70' | grep -q .; }
+case "$stage" in
+  preflight) wait_for probe_listed ;;
+  create) wait_for created_listed ;;
+  start) wait_for client_runs ;;
+  streaming|reaper) wait_for running_listed; sleep 0.5 ;;
+  cleanup)
+    wait_for running_listed
+    client=$(pid_named docker)
+    [ -n "$client" ] || fail "no docker client in the cgroup while the container runs"
+    while [ -e "/proc/$client" ]; do :; done   # reaped by the tool: it is inspecting and removing
+    cgroup_freeze "$cg"
+    [ -n "$(containers)" ] || { cgroup_thaw "$cg"; echo "SKIP: the tool removed the container before the cgroup froze; run again"; exit 1; }
+    ;;
+  *) fail "unknown stage" ;;
+esac
+echo "at $stage: $(containers)"
+
+if [ "$stage" = reaper ]; then
+  reaper=$(pid_named plb-sandbox-rip)
+  [ -n "$reaper" ] || fail "no reaper in the tool's cgroup"
+  kill -9 "$reaper"
+  kill -STOP "$tool_pid"
+else
+  kill_all_at_once
+fi
+
+if [ "$stage" = preflight ]; then
+  # The probe is a run of the tool's like any other (its own run directory and lock): a sweep
+  # after its tool died removes it, rather than listing it as not ours.
+  probe=$(containers | awk '$4 == 70 {print $1}')
+  [ -n "$probe" ] || fail "the probe container is not listed after the kill"
+  swept=$("$tool" sweep) || fail "sweep failed: $swept"
+  grep -q "removed container $probe" <<<"$swept" || fail "sweep did not remove the probe: $swept"
+fi
+
+expect_bounded_by_deadlines "$margin"
+if [ "$stage" = reaper ]; then
+  kill -CONT "$tool_pid"
+  set +e; wait "$tool_pid"; rc=$?; set -e
+  tool_pid=
+  [ "$rc" = 11 ] || fail "the tool exited $rc after its reaper died, expected 11 (runtime_failed): $(cat "$work/err")"
+  grep -q "runtime_failed" "$work/err" || fail "no runtime_failed line: $(cat "$work/err")"
+fi
+[ -e "$work/out.csv" ] && fail "predictions were published by a killed run"
+tail -n 3 /var/log/plb-sandbox-warden.log 2>/dev/null || true
+echo "PASS: nothing of the run outlived its deadline ($stage)"

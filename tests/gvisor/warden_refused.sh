@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# warden_refused.sh TOOL EXAMPLES_DIR: with the deadline warden not answering (SIGSTOPped: it is
+# alive but answers nothing, the way a hung service looks), doctor and sandbox-score refuse the
+# host (exit 3) naming the warden and the fix, and start no container. The warden is resumed on
+# every way out, and checked to answer again before PASS.
+set -euo pipefail
+tool=$1
+examples=$2
+image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
+fail() { echo "FAIL: $*"; exit 1; }
+status=$("$tool" warden --status) || fail "no warden answers before the test: $status"
+pid=$(sed -n 's/^plb-sandbox-warden pid=\([0-9]*\) .*/\1/p' <<<"$status")
+[ -n "$pid" ] || fail "no PID in: $status"
+work=$(mktemp -d)
+trap 'kill -CONT "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+kill -STOP "$pid"
+
+set +e
+doctor=$("$tool" doctor 2>&1); doctor_rc=$?
+model=$examples/model.py
+score=$("$tool" sandbox-score --model "$model" --model-sha256 "$(sha256sum "$model" | cut -d' ' -f1)" \
+  --runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b \
+  --task-type regression --output "$work/out.csv" 2>&1); score_rc=$?
+set -e
+echo "$doctor"
+echo "$score"
+[ "$doctor_rc" = 3 ] || fail "doctor exited $doctor_rc with the warden stopped, expected 3 (host_refused)"
+grep -q 'deadline warden  *FAIL  *the warden at /run/plb-sandbox/warden.sock did not answer' <<<"$doctor" || fail "doctor did not name the warden"
+grep -q 'fix: start it: systemctl enable --now plb-sandbox-warden' <<<"$doctor" || fail "doctor did not give the fix"
+[ "$score_rc" = 3 ] || fail "sandbox-score exited $score_rc with the warden stopped, expected 3"
+grep -q 'host_refused: .*warden' <<<"$score" || fail "sandbox-score did not name the warden"
+[ ! -e "$work/out.csv" ] || fail "an output was written"
+
+kill -CONT "$pid"
+trap 'rm -rf "$work"' EXIT
+"$tool" warden --status >/dev/null || fail "the warden does not answer after SIGCONT"
+echo "PASS: a host whose warden does not answer is refused"
