@@ -54,6 +54,36 @@ interrupt)
   no_containers_left
   [ "$(grep -c ',interrupted,' "$out/batch-summary.csv")" = 4 ] || fail "$(cat "$out/batch-summary.csv")"
   echo "PASS: SIGINT cancels the job array and its sandboxes" ;;
+cancel|node_lost)
+  # Two submissions that spin a CPU past their 5 s wall time, each in its own array task. Then the
+  # job is ended the way a cluster ends one: `scancel --full --signal=KILL` (cancel), or every
+  # process of each task's job cgroup SIGKILLed at the same instant, as when its node is lost
+  # (node_lost: freeze, kill, thaw). Either way the tool, its reaper and the docker client die
+  # together, and the deadline warden must end both sandboxes by their deadlines.
+  source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
+  mkdir -p "$work/spin"
+  printf 'import json, sys\nrows = json.load(sys.stdin)["features"]\nwhile True: pass\n' > "$work/spin/spin.py"
+  h=$(sha256sum "$work/spin/spin.py" | cut -d' ' -f1)
+  for i in 1 2; do printf '{"id": "spin-%s", "model": "spin.py", "model_sha256": "%s", "seconds": 5}\n' "$i" "$h"; done > "$work/spin/manifest.jsonl"
+  out=$work/out
+  "$tool" batch --engine slurm --no-wait --manifest "$work/spin/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1
+  array=$(cat "$out/slurm/job-id")
+  for _ in $(seq 600); do [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 2 ] && break; sleep 0.1; done
+  [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 2 ] || fail "the two sandboxes did not start: $(tool_containers)"
+  if [ "$case_name" = cancel ]; then
+    scancel --full --signal=KILL "$array"
+  else
+    for job in $(squeue -h -j "$array" -t R -o %A); do
+      cg=$(find /sys/fs/cgroup/freezer /sys/fs/cgroup -maxdepth 4 -type d -name "job_$job" 2>/dev/null | head -n1)
+      [ -n "$cg" ] || fail "no cgroup for job $job (is ProctrackType=proctrack/cgroup?)"
+      echo "job $job: killed $(cgroup_kill_all "$cg") processes of $cg at once"
+    done
+    scancel "$array"
+  fi
+  expect_bounded_by_deadlines 5
+  for _ in $(seq 100); do [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] && break; sleep 0.2; done
+  [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] || fail "the job is still queued: $(squeue -h -j "$array")"
+  echo "PASS: no sandbox outlived its deadline after the job was ended ($case_name)" ;;
 local_only_dir)
   rc=0; "$tool" batch --engine slurm --manifest "$manifest" --output-dir "/tmp/plb-batch-$$" "${defaults[@]}" 2> "$work/err" || rc=$?
   [ $rc = 2 ] && grep -q "under /tmp, which is local to this machine" "$work/err" || fail "rc $rc: $(cat "$work/err")"

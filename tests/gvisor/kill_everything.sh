@@ -11,6 +11,9 @@
 #   start       the docker client runs (the container may not exist yet)
 #   streaming   the script spins a CPU
 #   cleanup     the docker client has exited; the tool is inspecting and removing the container
+#   client      SIGKILL of the tool alone as its docker client starts (the reaper may not have the
+#               client's PID yet): the reaper, which enforces the name until wall + 5 s whatever it
+#               was told, removes any container the orphaned client creates within seconds
 #   reaper      SIGKILL of the reaper alone, then SIGSTOP of the tool (the tool is resumed at the
 #               end and must report runtime_failed, never a verdict against the script)
 set -euo pipefail
@@ -69,7 +72,7 @@ running_listed() { containers | awk '$2 == "running" && $4 != 70' | grep -q .; }
 case "$stage" in
   preflight) wait_for probe_listed ;;
   create) wait_for created_listed ;;
-  start) wait_for client_runs ;;
+  start|client) wait_for client_runs ;;
   streaming|reaper) wait_for running_listed; sleep 0.5 ;;
   cleanup)
     wait_for running_listed
@@ -88,6 +91,16 @@ if [ "$stage" = reaper ]; then
   [ -n "$reaper" ] || fail "no reaper in the tool's cgroup"
   kill -9 "$reaper"
   kill -STOP "$tool_pid"
+elif [ "$stage" = client ]; then
+  kill -9 "$tool_pid"
+  # No container of the run may live more than 3 s (the reaper polls the name every second).
+  for _ in $(seq 1 150); do
+    now=$(date +%s)
+    while read -r name state created after; do
+      [ -n "$name" ] && [ "$((now - created))" -gt 3 ] && fail "$name ($state) lived $((now - created)) s with its tool dead"
+    done <<<"$(containers)"
+    sleep 0.1
+  done
 else
   kill_all_at_once
 fi
