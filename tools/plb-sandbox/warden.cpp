@@ -28,7 +28,8 @@ std::optional<std::int64_t> seconds_of(const std::string& label) noexcept {
 
 // The value after "key=" in a space-separated status line.
 std::optional<std::int64_t> field(const std::string& line, std::string_view key) noexcept {
-  const std::string needle = " " + std::string(key) + "=";
+  std::string needle(1, ' ');  // appended, not " " + key: GCC 12's -Wrestrict false positive (PR 105651)
+  needle.append(key).push_back('=');
   const auto at = line.find(needle);
   if (at == std::string::npos) return std::nullopt;
   const char* first = line.data() + at + needle.size();
