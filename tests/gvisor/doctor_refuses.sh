@@ -11,6 +11,10 @@ tool=$1
 case_name=$2
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 conf=/etc/docker/daemon.json
+# The operator's file as found: its bytes and its mode and owner, checked after the restore
+# against these (not against the backup, which a broken copy would match just as well).
+want_sum=$(sha256sum < "$conf")
+want_stat=$(stat -c '%a %U %G' "$conf")
 backup=$(mktemp)
 cp -p "$conf" "$backup"
 fake_dir=$(mktemp -d /tmp/plb-fake-runsc.XXXXXX)
@@ -26,13 +30,27 @@ wait_for_entry() {
   for _ in $(seq 1 50); do [ "$(runsc_entry)" = "$want" ] && return 0; sleep 0.2; done
   echo "dockerd did not pick up runsc=$want" >&2; return 1
 }
+# Puts the operator's file back, reloads, and proves both: the bytes, mode and owner are the
+# original's and dockerd runs the original runsc entry. The backup is kept if any of it fails.
+restored=no
 restore() {
-  cp -p "$backup" "$conf"; rm -f "$backup"
-  reload
-  wait_for_entry "$(jq -c '.runtimes.runsc' "$conf")"
-  rm -rf "$fake_dir"
+  cp -p "$backup" "$conf" || return 1
+  [ "$(sha256sum < "$conf")" = "$want_sum" ] || { echo "FAIL: $conf differs from the operator's (backup: $backup)"; return 1; }
+  [ "$(stat -c '%a %U %G' "$conf")" = "$want_stat" ] || { echo "FAIL: $conf mode/owner changed (backup: $backup)"; return 1; }
+  reload || return 1
+  wait_for_entry "$(jq -c '.runtimes.runsc' "$conf")" || { echo "FAIL: dockerd did not reload the operator's runsc"; return 1; }
+  rm -f "$backup"; rm -rf "$fake_dir"
+  restored=yes
 }
-trap restore EXIT
+# Every way out restores; a restore that fails makes the exit status non-zero whatever it was.
+on_exit() {
+  local rc=$?
+  set +e
+  if [ "$restored" != yes ]; then restore || { echo "FAIL: the restore on exit failed"; [ "$rc" -ne 0 ] || rc=1; }; fi
+  exit "$rc"
+}
+trap on_exit EXIT
+trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
 
 fake() {  # fake VERSION DELEGATE: answers --version with VERSION, runs DELEGATE for everything else
   cat > "$fake_dir/runsc" <<SH
@@ -74,4 +92,6 @@ echo "$out"
 [ "$rc" -eq 3 ] || { echo "FAIL: doctor exited $rc, expected 3 (host_refused)"; exit 1; }
 grep -q "$want_line" <<<"$out" || { echo "FAIL: doctor did not name the reason"; exit 1; }
 grep -q "$want_fix" <<<"$out" || { echo "FAIL: doctor did not give the fix"; exit 1; }
+# The operator's daemon.json and runtime are back before the test may pass.
+restore || { echo "FAIL: the operator's daemon.json was not restored"; exit 1; }
 echo "PASS: doctor refuses $case_name"

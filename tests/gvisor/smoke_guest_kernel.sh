@@ -3,7 +3,8 @@
 # not the host's (a runtime merely *named* runsc could point at runc).
 set -euo pipefail
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
-name=plb-sandbox-smoke-$$-$RANDOM
+# Outside the tool's "plb-sandbox-" prefix: the batch tests count those as the tool's leftovers.
+name=gvisor-smoke-$$-$RANDOM
 trap 'docker rm -f "$name" >/dev/null 2>&1 || true' EXIT
 host=$(uname -r)
 guest=$(docker run --name "$name" --runtime=runsc --network=none --pull=never "$image" uname -r)

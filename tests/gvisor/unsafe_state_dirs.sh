@@ -16,7 +16,29 @@ restore() {
   if [ -L /var/cache/plb-sandbox ] && [ -d "$moved" ]; then rm -f /var/cache/plb-sandbox; mv "$moved" /var/cache/plb-sandbox; fi
   for d in "${dirs[@]}"; do chmod "${modes[$d]}" "$d"; done
 }
-trap 'restore; rm -rf "$work"' EXIT
+# What restore() must have achieved, read back from the file system: each directory real (not a
+# symlink) with the mode it had at the start, and the moved cache gone.
+restored() {
+  local d ok=0
+  for d in "${dirs[@]}"; do
+    if [ -L "$d" ] || [ ! -d "$d" ]; then echo "FAIL: $d is not a real directory after the restore"; ok=1
+    elif [ "$(stat -c %a "$d")" != "${modes[$d]}" ]; then
+      echo "FAIL: $d has mode $(stat -c %a "$d") after the restore, expected ${modes[$d]}"; ok=1
+    fi
+  done
+  [ ! -e "$moved" ] || { echo "FAIL: $moved is still there"; ok=1; }
+  return $ok
+}
+# Every way out restores; one that does not hold makes the exit status non-zero whatever it was.
+on_exit() {
+  local rc=$?
+  set +e
+  restore; restored || { [ "$rc" -ne 0 ] || rc=1; }
+  rm -rf "$work"
+  exit "$rc"
+}
+trap on_exit EXIT
+trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
 
 model=$examples/model.py
 score() {
@@ -38,12 +60,14 @@ expect_refused() {  # expect_refused WHAT PATTERN
 for d in "${dirs[@]}"; do
   chmod o+w "$d"
   expect_refused "$d world-writable" "$d is writable by group or others"
-  chmod "${modes[$d]}" "$d"
+  restore
+  restored || exit 1
 done
 mv /var/cache/plb-sandbox "$moved"
 ln -s "$moved" /var/cache/plb-sandbox
 expect_refused "cache is a symlink" "/var/cache/plb-sandbox is not a real directory"
 restore
+restored || exit 1
 # And the host is accepted again once they are mended.
 score >/dev/null 2>&1 || { echo "FAIL: a run after restoring the directories failed"; exit 1; }
 echo "PASS: unsafe state directories are refused"

@@ -63,10 +63,26 @@ const engine_call calls[] = {
        EXPECT_FALSE(*absent);
      }},
     {"list_labelled",
-     [](const auto& e, const auto&, const auto& name) {
+     [](const auto& e, const auto& image, const auto& name) {
+       // A second container, labelled as the spec says the tool labels its own ("plb-sandbox.run"),
+       // named outside the tool's prefix: the list must hold it, with its value, and not `name`.
+       const std::string labelled = name + "-labelled";
+       ASSERT_EQ(std::system(("docker create --name " + labelled + " --label plb-sandbox.run=engine-test " + image +
+                              " /bin/true >/dev/null")
+                                 .c_str()),
+                 0);
        const auto listed = e.list_labelled();
+       (void)e.remove(labelled);  // before any assertion can return: the fixture counts leftovers
        ASSERT_TRUE(listed) << listed.error().message();
-       for (const auto& c : *listed) EXPECT_NE(c.name, name) << "an unlabelled container was listed";
+       int found = 0;
+       for (const auto& c : *listed) {
+         EXPECT_NE(c.name, name) << "an unlabelled container was listed";
+         if (c.name == labelled) {
+           ++found;
+           EXPECT_EQ(c.run_label, "engine-test");
+         }
+       }
+       EXPECT_EQ(found, 1) << "the labelled container was not listed (" << listed->size() << " listed)";
      }},
     {"kill",
      [](const auto& e, const auto&, const auto& name) {

@@ -413,8 +413,8 @@ contained()
 
 TEST_F(Escape, FloodStdout) {
   const auto r = attack("while True:\n    sys.stdout.write('CANARY' * 10000)\n");
+  // The verdict says the cap ended it: the wall time (30 s) would have said timeout. No clock here.
   expect_verdict(r, verdict::output_cap_exceeded, "4 MiB");
-  EXPECT_LT(r.seconds, 20.0);
   EXPECT_LT(r.max_rss_kib, 128 * 1024) << "the tool's memory must not follow the flood";
 }
 
@@ -544,7 +544,6 @@ TEST_F(Escape, InspectShowsEveryControl) {
   const auto c = boost::json::parse(body).as_object();
   const auto& host = c.at("HostConfig").as_object();
   const auto& config = c.at("Config").as_object();
-  const sandbox::SandboxLimits l;
   EXPECT_EQ(host.at("Runtime").as_string(), "runsc");
   EXPECT_EQ(host.at("NetworkMode").as_string(), "none");
   EXPECT_EQ(host.at("IpcMode").as_string(), "none");
@@ -557,7 +556,7 @@ TEST_F(Escape, InspectShowsEveryControl) {
   EXPECT_EQ(host.at("Memory").to_number<std::int64_t>(), 512ll << 20);
   EXPECT_EQ(host.at("MemorySwap").to_number<std::int64_t>(), 512ll << 20) << "swap must be off";
   EXPECT_EQ(host.at("NanoCpus").to_number<std::int64_t>(), 1'000'000'000);
-  EXPECT_EQ(host.at("PidsLimit").to_number<std::int64_t>(), static_cast<std::int64_t>(sandbox::pids_limit(l)));
+  EXPECT_EQ(host.at("PidsLimit").to_number<std::int64_t>(), 192) << "the spec's 64 guest processes + 128 host tasks";
   using soft_hard = std::pair<std::int64_t, std::int64_t>;
   std::map<std::string, soft_hard> ulimits;
   for (const auto& u : host.at("Ulimits").as_array())
@@ -597,7 +596,7 @@ TEST_F(Cleanup, SigtermRemovesTheContainerThenDiesBySigterm) {
   tool->send(SIGTERM);
   const auto r = tool->wait();
   EXPECT_EQ(r.signal, SIGTERM) << r.err;
-  EXPECT_LT(r.seconds, 30.0);
+  EXPECT_LT(r.seconds, 30.0) << "SECURITY.md: removal under a 30 s deadline on every way out";
   EXPECT_FALSE(tool::inspect_container(tool::docker_engine{}, name).has_value());
   EXPECT_FALSE(exists(path("out.csv")));
 }

@@ -7,9 +7,11 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +29,31 @@ inline std::string runtime_image() {
   std::string id = slurp(tool::runtime_image_id_file);
   while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
   return id;
+}
+
+// Names of the containers carrying the tool's run label ("plb-sandbox.run", the spec's) that the
+// daemon created from `since` until now, from the daemon's own event log: what did start, whatever
+// the tool says about itself. The probe of an uncached gVisor proof carries the label too.
+inline std::vector<std::string> sandboxes_created_since(std::chrono::system_clock::time_point since) {
+  const auto unix_seconds = [](std::chrono::system_clock::time_point t) {
+    return std::chrono::duration<double>(t.time_since_epoch()).count();
+  };
+  char cmd[320];
+  std::snprintf(cmd, sizeof cmd,
+                "docker events --since %.6f --until %.6f --filter type=container --filter event=create "
+                "--filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}}'",
+                unix_seconds(since), unix_seconds(std::chrono::system_clock::now()));
+  std::vector<std::string> names;
+  FILE* events = ::popen(cmd, "r");
+  if (!events) throw std::runtime_error("cannot run docker events");
+  char line[256];
+  while (std::fgets(line, sizeof line, events)) {
+    std::string name(line);
+    while (!name.empty() && name.back() == '\n') name.pop_back();
+    names.push_back(name);
+  }
+  if (::pclose(events) != 0) throw std::runtime_error("docker events failed");
+  return names;
 }
 
 class SandboxTest : public ::testing::Test {

@@ -26,6 +26,7 @@ struct tool_result {
   std::string out, err;
   double seconds = 0;
   long max_rss_kib = 0;  // the tool's peak resident set (not its children's)
+  bool hung = false;     // wait_at_most() gave up and killed it
 };
 
 inline std::string slurp(const std::string& path) {
@@ -76,12 +77,37 @@ class tool_process {
   pid_t pid() const noexcept { return pid_; }
   void send(int signo) const { ::kill(pid_, signo); }
 
-  tool_result wait() {
+  tool_result wait() { return reap(false); }
+
+  // For a check that the tool never blocks: a tool still running after `limit` is killed and
+  // reported as hung, so a hang fails the test instead of running into ctest's timeout. The limit
+  // is a hang detector, not a speed bound: choose it far above anything the tool may take.
+  tool_result wait_at_most(std::chrono::seconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    struct rusage usage {};
+    while (std::chrono::steady_clock::now() < end) {
+      const pid_t got = ::wait4(pid_, &status, WNOHANG, &usage);
+      if (got == pid_) return result(status, usage, false);
+      if (got < 0 && errno != EINTR) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(pid_, SIGKILL);
+    return reap(true);
+  }
+
+ private:
+  tool_result reap(bool hung) {
     int status = 0;
     struct rusage usage {};
     while (::wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
     }
+    return result(status, usage, hung);
+  }
+
+  tool_result result(int status, const struct rusage& usage, bool hung) {
     tool_result r;
+    r.hung = hung;
     r.max_rss_kib = usage.ru_maxrss;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
@@ -91,7 +117,6 @@ class tool_process {
     return r;
   }
 
- private:
   std::string out_path_, err_path_;
   pid_t pid_ = -1;
   std::chrono::steady_clock::time_point start_;

@@ -1,6 +1,7 @@
 // A program that embeds the executor through the installed runner library: it scores a real
 // script in gVisor with limits the command line cannot set, and checks that a limit outside its
-// bounds and a stop request are honoured before anything runs. Prints "consumer ok".
+// bounds and a stop request are honoured before anything runs, and that progress is reported
+// while it runs. Prints "consumer ok"; exits 1 on any failure.
 #include <plb/sandbox/runner.hpp>
 
 #include <plb/sandbox/digest.hpp>
@@ -38,8 +39,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string image = argv[1], dir = argv[2];
+  // The sleep keeps the sandbox running for half a second past its start-up: progress, reported every
+  // 200 ms or so while it runs (runner.hpp), must then come more than once.
   const std::string script =
-      "import json, sys\nrows = json.load(sys.stdin)['features']\n"
+      "import json, sys, time\nrows = json.load(sys.stdin)['features']\ntime.sleep(0.5)\n"
       "print(json.dumps({'predictions': [sum(r) for r in rows]}))\n";
   std::ofstream(dir + "/model.py") << script;
   std::ofstream(dir + "/data.csv") << "id,a,b\nx,1,2\ny,3,4.5\n";
@@ -59,11 +62,23 @@ int main(int argc, char** argv) {
   request.limits.cpu_millicores = 500;
   request.limits.scratch_mib = 4;
 
-  int progress_calls = 0;
+  int progress_calls = 0, with_the_wall = 0;
+  double last_elapsed = -1;
+  bool elapsed_grows = true;
   sb::scoring_options options;
-  options.on_progress = [&](const sb::scoring_progress& p) { progress_calls += p.wall_seconds == 5.0; };
+  options.on_progress = [&](const sb::scoring_progress& p) {
+    ++progress_calls;
+    with_the_wall += p.wall_seconds == 5.0;  // the request's own limit
+    elapsed_grows = elapsed_grows && p.elapsed_seconds > last_elapsed;
+    last_elapsed = p.elapsed_seconds;
+  };
   const auto ok = sb::score(request, options);
   expect(static_cast<bool>(ok), "a run with custom limits succeeds", ok);
+  // Two, not five: a loaded host may space the samples out, but a second without any is a bug.
+  expect(progress_calls >= 2, "progress is reported while the sandbox runs (" + std::to_string(progress_calls) + ")",
+         ok);
+  expect(with_the_wall == progress_calls, "every progress report carries the request's wall limit", ok);
+  expect(elapsed_grows, "elapsed time grows from one report to the next", ok);
   expect(slurp(request.output_path) == "id,prediction\nx,3\ny,7.5\n", "its predictions", ok);
   const std::string provenance = slurp(ok.provenance_path);
   for (const char* want : {"\"wall_seconds\":5", "\"memory_mib\":128", "\"output_mib\":1", "\"cpu_millicores\":500"})
@@ -77,7 +92,8 @@ int main(int argc, char** argv) {
   const auto refused = sb::score(bad, {});
   expect(refused.outcome == sb::verdict::usage_error, "wall_seconds = 0 is a usage error", refused);
   expect(refused.message.find("limits.wall_seconds = 0") != std::string::npos, "the message names the field", refused);
-  expect(refused.total_seconds < 1.0 && !std::filesystem::exists(bad.output_path), "nothing ran", refused);
+  // usage is set once a sandbox has run (runner.hpp): none, and no output, means nothing ran.
+  expect(!refused.usage.has_value() && !std::filesystem::exists(bad.output_path), "nothing ran", refused);
 
   // A stop requested before the run: nothing runs or is published, and the reason comes back.
   sb::stop_source stop;
