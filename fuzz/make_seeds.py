@@ -159,4 +159,51 @@ for raw in ["", "\n", good + "\n", "[1]", mline("a") + mline("b"), mline("a") + 
     put("batch_manifest", raw)
 for raw in [b'{"id": "a", "data": "\xc0\xaf"}', b'{"id": "\xed\xa0\x80"}', b'{"id": "\xf4\x90\x80\x80"}']:
     put("batch_manifest", raw)
+# ---- batch_record: byte 0 = mode (0 a record as found, 1 a body the harness seals, 2 a provenance,
+# 3 an outcome's state, message and digest split at 0xff) ----
+import hmac
+FUZZ_KEY = b"plb-fuzz" + bytes(24)  # fuzz/batch_record_fuzzer.cpp's key
+def record_body(**change):
+    fields = {"schema": "plb-sandbox/batch-record/2", "id": "a", "line": 1, "verdict": "script_failed", "exit_code": 8,
+              "message": "the script exited with status 3",
+              "usage": {"wall_seconds": 1.5, "cpu_seconds": 0.25, "memory_peak_bytes": 4096, "output_bytes": 9,
+                        "host_tasks_peak": 40},
+              "predictions_sha256": None, "provenance_sha256": None,
+              "request": {"model_sha256": H, "limits": {"wall_seconds": 30}}}
+    fields.update(change)
+    return json.dumps({k: v for k, v in fields.items() if v != "-"}, separators=(",", ":"))[:-1]
+def sealed(body):
+    mac = hmac.new(FUZZ_KEY, b"plb-sandbox/batch-record/2 mac\n" + body.encode("utf-8", "surrogatepass"), "sha256")
+    return body + ',"mac":"' + mac.hexdigest() + '"}\n'
+success = dict(verdict="success", exit_code=0, message="predictions and provenance written", predictions_sha256=H,
+               provenance_sha256="0" * 64)
+bodies = [record_body(), record_body(**success), record_body(usage=None), record_body(id="b"),
+          record_body(verdict="pwned"), record_body(exit_code=256), record_body(exit_code=-1), record_body(exit_code=1.0),
+          record_body(message="\u001b[2J"), record_body(message="=1+1"), record_body(predictions_sha256=H),
+          record_body(**{**success, "provenance_sha256": None}), record_body(**{**success, "predictions_sha256": H.upper()}),
+          record_body(**{**success, "predictions_sha256": H + "\n,x"}), record_body(usage={"wall_seconds": -1}),
+          record_body(usage={"cpu_seconds": 1e999}), record_body(usage={"memory_peak_bytes": -5}),
+          record_body(usage={"memory_peak_bytes": 1.5}), record_body(usage={"output_bytes": 18446744073709551615}),
+          record_body(usage="none"), record_body(request=[]), record_body(request="-"), record_body(schema="plb-sandbox/batch-record/1"),
+          record_body(verdict="success\nx,1")]
+for body in bodies:
+    put("batch_record", b"\x00" + sealed(body).encode("utf-8", "surrogatepass"))
+    put("batch_record", b"\x01" + body.encode("utf-8", "surrogatepass"))
+good_record = sealed(record_body())
+for raw in ["", "{}", "not json", good_record[:-2] + "\n", good_record.replace("script_failed", "success      "),
+            good_record[:-69] + '"0"' + good_record[-66:], good_record + " ", good_record.replace('"mac"', '"MAC"'),
+            json.dumps({"schema": "plb-sandbox/batch-record/1", "id": "a", "verdict": "success"}),
+            '{"schema":"plb-sandbox/batch-record/2","mac":"' + "0" * 64 + '"}\n', "[" * 40 + "]" * 40]:
+    put("batch_record", b"\x00" + raw.encode("utf-8", "surrogatepass"))
+prov = {"schema": "plb-sandbox/provenance/1", "model_sha256": H, "input_sha256": H, "predictions_sha256": H,
+        "limits": {"wall_seconds": 30}, "usage": {"wall_seconds": 0.8, "cpu_seconds": 0.4, "memory_peak_bytes": 9}}
+for p_ in [prov, {**prov, "usage": {"wall_seconds": -0.0}}, {**prov, "predictions_sha256": "=cmd|x"},
+           {**prov, "usage": {"memory_peak_bytes": 1e30}}, {**prov, "predictions_sha256": 7}]:
+    put("batch_record", b"\x02" + json.dumps(p_).encode())
+for raw in [b"", b"{", b'{"usage":{"wall_seconds":1e999}}', b'{"a":' * 20]:
+    put("batch_record", b"\x02" + raw)
+for state, message, digest in [(b"success", b"ok", H.encode()), (b"success\nz", b"=HYPERLINK(1)", b"@x"),
+                               (b"not_run", b"\x1b]0;x\x07\r\n", H.encode() + b"\n,,"), (b"", b"-1", b""),
+                               (b"pending", b'a, "q"', H.upper().encode()), (b"\xff", b"\\x41", b"+1")]:
+    put("batch_record", b"\x03" + state + b"\xff" + message + b"\xff" + digest)
 print("seeds written under", os.path.normpath(ROOT))

@@ -84,5 +84,52 @@ progress)
     > /dev/null 2> "$work/err"
   [ "$(grep -c '^plb-sandbox: slow-[1-4]: success (exit 0)' "$work/err")" = 4 ] || fail "verbose: $(cat "$work/err")"
   echo "PASS: one progress line on a terminal, one line per run with --verbose" ;;
+forged)
+  # Genuine outputs first: a forged pair is the real provenance with other predictions and their
+  # digest, which anyone can build from public facts (the manifest, the data digest, the limits).
+  "$tool" batch --manifest "$manifest" --output-dir "$work/ref" "${defaults[@]}" > /dev/null
+  expect_verdicts "$work/ref" "$example_verdicts"
+  printf 'sample_id,prediction\nS-001,999\nS-002,999\nS-003,999\n' > "$work/forged.csv"
+  forged_digest=$(sha256sum "$work/forged.csv" | cut -d' ' -f1)
+  jq -c --arg d "$forged_digest" '.predictions_sha256 = $d' "$work/ref/team-sum.csv.sandbox.json" > "$work/forged.json"
+  plant() { cp "$work/forged.csv" "$1/team-sum.csv"; cp "$work/forged.json" "$1/team-sum.csv.sandbox.json"; }
+  # A world-writable directory, and one another user owns: refused before anything runs or is read.
+  for kind in open foreign; do
+    dir=$work/$kind; mkdir "$dir"; plant "$dir"
+    if [ $kind = open ]; then chmod 0777 "$dir"; why="writable by group or others (mode 0777)"; fix="chmod go-w $dir"
+    else chown 65534:65534 "$dir"; why="owned by uid 65534, not by this user"; fix="chown 0 $dir"; fi
+    rc=0; "$tool" batch --manifest "$manifest" --output-dir "$dir" "${defaults[@]}" > /dev/null 2> "$work/err" || rc=$?
+    [ $rc = 2 ] || fail "$kind: exit $rc, expected 2 (usage_error): $(cat "$work/err")"
+    grep -qF -- "--output-dir $dir: $why" "$work/err" || fail "$kind: $(cat "$work/err")"
+    grep -qF -- "$fix" "$work/err" || fail "$kind: no fix in: $(cat "$work/err")"
+    [ "$(ls -A "$dir" | sort | tr '\n' ' ')" = "team-sum.csv team-sum.csv.sandbox.json " ] || fail "$kind: $(ls -A "$dir")"
+  done
+  # A proper directory: a forged pair without a record, a forged failure record whose fields would
+  # inject into the summary, and a symlink at a record path. Only those lines fail; the fourth runs.
+  dir=$work/proper; mkdir -m 0700 "$dir"; plant "$dir"
+  printf '{"schema":"plb-sandbox/batch-record/2","id":"team-mean","line":2,"verdict":"script_failed","exit_code":8,"message":"\\u001b[2J=HYPERLINK(\\"x\\")","usage":null,"predictions_sha256":"%s\\nevil,9,success","provenance_sha256":null,"request":{},"mac":"%s"}\n' \
+    "$forged_digest" "$(printf '%064d' 0)" > "$dir/team-mean.result.json"
+  ln -s /etc/passwd "$dir/team-crash.result.json"
+  before=$(cd "$dir" && sha256sum team-sum.csv team-sum.csv.sandbox.json team-mean.result.json)
+  rc=0; "$tool" batch --manifest "$manifest" --output-dir "$dir" "${defaults[@]}" > /dev/null 2> "$work/err" || rc=$?
+  [ $rc = 12 ] || fail "proper: exit $rc, expected 12 (lines that could not run): $(cat "$work/err")"
+  expect_verdicts "$dir" "team-sum,not_run team-mean,not_run team-crash,not_run team-wrong-rows,output_rejected"
+  grep -qF "team-sum.csv exists without a record of a run of this tool" "$dir/batch-summary.csv" || fail "$(cat "$dir/batch-summary.csv")"
+  grep -qF "team-mean.result.json: its MAC does not verify with this host's key" "$dir/batch-summary.csv" || fail "$(cat "$dir/batch-summary.csv")"
+  grep -qF "team-crash.result.json is a symbolic link" "$dir/batch-summary.csv" || fail "$(cat "$dir/batch-summary.csv")"
+  [ "$(wc -l < "$dir/batch-summary.csv")" = 5 ] || fail "rows: $(cat -v "$dir/batch-summary.csv")"
+  ! grep -q $'\e' "$dir/batch-summary.csv" || fail "an ESC byte in the summary"
+  ! grep -qE '(^|,)[=+@-]' "$dir/batch-summary.csv" || fail "a formula cell: $(grep -E '(^|,)[=+@-]' "$dir/batch-summary.csv")"
+  ! grep -q "evil\|$forged_digest" "$dir/batch-summary.csv" "$dir/batch-summary.json" || fail "a forged field reached the summary"
+  [ "$before" = "$(cd "$dir" && sha256sum team-sum.csv team-sum.csv.sandbox.json team-mean.result.json)" ] \
+    || fail "a planted file was overwritten"
+  [ "$(readlink "$dir/team-crash.result.json")" = /etc/passwd ] || fail "the symlink was replaced"
+  # The fix the messages give: move the files away, and the lines run for real.
+  rm "$dir"/team-sum.csv* "$dir"/team-mean.result.json "$dir"/team-crash.result.json
+  "$tool" batch --manifest "$manifest" --output-dir "$dir" "${defaults[@]}" > /dev/null
+  expect_verdicts "$dir" "$example_verdicts"
+  cmp -s "$dir/team-sum.csv" "$work/ref/team-sum.csv" || fail "team-sum's real predictions differ from the reference run"
+  no_containers_left
+  echo "PASS: forged outputs and records are never kept; a junk record fails its own line" ;;
 *) fail "unknown case" ;;
 esac

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "batch_engine.hpp"
+#include "batch_fixture.hpp"
 #include "batch_records.hpp"
 #include "batch_resume.hpp"
 #include "batch_slurm.hpp"
@@ -21,32 +22,9 @@ namespace plb::tool {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string hex64 = "2d5ac43c328cd40926415024070b0f97d27503c27f62d8a6f5c1c5ecd3bb9fad";
-const std::string image = "sha256:" + std::string(64, 'b');
 
-class BatchFiles : public ::testing::Test {
+class BatchFiles : public BatchDir {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "plb-batch-test-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    write("in.csv", "a,b\n1,2\n");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(dir_ + "/" + name) << text; }
-  std::string line(const std::string& id, const std::string& extra = "") const {
-    return R"({"id": ")" + id + R"(", "model": "m.py", "model_sha256": ")" + hex64 + "\"" + extra + "}\n";
-  }
-  batch_config config() const {
-    batch_config c;
-    c.manifest_path = dir_ + "/manifest.jsonl";
-    c.output_dir = dir_;
-    c.defaults.runtime_image = image;
-    c.defaults.data = dir_ + "/in.csv";
-    c.defaults.features = {"a"};
-    c.defaults.task_type = "regression";
-    return c;
-  }
   std::string plan_error(const std::string& manifest, const batch_config& c) {
     write("manifest.jsonl", manifest);
     try {
@@ -57,7 +35,6 @@ class BatchFiles : public ::testing::Test {
     }
     return "accepted";
   }
-  std::string dir_;
 };
 
 TEST_F(BatchFiles, PlanResolvesDefaultsAndPathsAgainstTheManifest) {
@@ -91,46 +68,69 @@ TEST_F(BatchFiles, PlanNamesLineColumnAndField) {
   EXPECT_NE(plan_error("", c).find("no lines"), std::string::npos);
 }
 
-TEST_F(BatchFiles, ResumeKeepsMatchingOutputsAndRefusesOthers) {
+TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {
   write("manifest.jsonl", line("a"));
   const batch_plan plan = plan_batch(config());
   const batch_item& item = plan.items[0];
+  const output_dir dir = out();
   data_digests digests;
   const auto fingerprint = request_fingerprint(item, digests.of(item.request.data_path));
-  EXPECT_EQ(decide_resume(item, dir_, retry_policy::none, fingerprint).action, resume_action::run);
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::run);
 
-  // A provenance made for this request, with the predictions it describes.
-  sandbox::provenance_record rec;
-  rec.model_sha256 = sandbox::parse_sha256_hex(hex64).digest;
-  rec.runtime_image = sandbox::parse_image_id(image).id;
-  rec.features = {"a"};
-  rec.input_sha256 = sandbox::parse_sha256_hex(digests.of(item.request.data_path)).digest;
-  rec.predictions_sha256 = sandbox::sha256_of("row,prediction\n0,1\n").digest;
   write("a.csv", "row,prediction\n0,1\n");
-  EXPECT_EQ(decide_resume(item, dir_, retry_policy::none, fingerprint).action, resume_action::conflict)
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::conflict)
       << "predictions without provenance";
-  write("a.csv.sandbox.json", sandbox::render_json(rec));
-  auto d = decide_resume(item, dir_, retry_policy::all_failures, fingerprint);
-  EXPECT_EQ(d.action, resume_action::keep);
-  EXPECT_EQ(d.outcome.predictions_sha256, rec.predictions_sha256.hex());
-
-  write("a.csv", "row,prediction\n0,2\n");
-  d = decide_resume(item, dir_, retry_policy::none, fingerprint);
+  // A pair made for this request from public facts, without a record: not kept.
+  plant_outputs("a");
+  auto d = decide_resume(item, dir, retry_policy::all_failures, fingerprint);
   EXPECT_EQ(d.action, resume_action::conflict);
-  EXPECT_NE(d.outcome.message.find("does not match the digest"), std::string::npos);
+  EXPECT_NE(d.outcome.message.find("a.csv exists without a record of a run of this tool"), std::string::npos)
+      << d.outcome.message;
 
-  rec.limits.wall_seconds = 7;
-  write("a.csv", "row,prediction\n0,1\n");
-  write("a.csv.sandbox.json", sandbox::render_json(rec));
-  d = decide_resume(item, dir_, retry_policy::none, fingerprint);
+  // The same pair with the record a run of this tool writes: kept.
+  const output_facts facts = examine_outputs(dir, "a");
+  ASSERT_TRUE(facts.problem.empty()) << facts.problem;
+  line_outcome o{"success", 0, "predictions and provenance written", sandbox::sandbox_usage{},
+                 facts.predictions_sha256};
+  write_record(dir, item, o, facts.fingerprint, facts.provenance_sha256);
+  d = decide_resume(item, dir, retry_policy::all_failures, fingerprint);
+  EXPECT_EQ(d.action, resume_action::keep) << d.outcome.message;
+  EXPECT_EQ(d.outcome.predictions_sha256, facts.predictions_sha256);
+  EXPECT_NE(d.outcome.message.find("kept from an earlier run"), std::string::npos);
+
+  // Other predictions under the same record, with a provenance that describes them: not kept.
+  plant_outputs("a", "row,prediction\n0,2\n");
+  d = decide_resume(item, dir, retry_policy::none, fingerprint);
+  EXPECT_EQ(d.action, resume_action::conflict);
+  EXPECT_NE(d.outcome.message.find("a.csv is not the file its record vouches for"), std::string::npos)
+      << d.outcome.message;
+  write("a.csv", "row,prediction\n0,1\n");  // the recorded predictions, beside the new provenance
+  d = decide_resume(item, dir, retry_policy::none, fingerprint);
+  EXPECT_EQ(d.action, resume_action::conflict);
+  EXPECT_NE(d.outcome.message.find("does not match the digest in its provenance"), std::string::npos)
+      << d.outcome.message;
+
+  // A signed record of another request: the limit is named.
+  plant_outputs("a", "row,prediction\n0,1\n", 7);
+  const output_facts other = examine_outputs(dir, "a");
+  write_record(dir, item, {"success", 0, "m", std::nullopt, other.predictions_sha256}, other.fingerprint,
+               other.provenance_sha256);
+  d = decide_resume(item, dir, retry_policy::none, fingerprint);
   EXPECT_EQ(d.action, resume_action::conflict);
   EXPECT_NE(d.outcome.message.find("limits.wall_seconds differs"), std::string::npos) << d.outcome.message;
   EXPECT_EQ(d.outcome.state, "not_run");
+
+  // A success whose outputs were moved away runs again.
+  fs::remove(dir_ + "/a.csv");
+  fs::remove(dir_ + "/a.csv.sandbox.json");
+  write_record(dir, item, o, facts.fingerprint, facts.provenance_sha256);
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::run);
 }
 
 TEST_F(BatchFiles, RecordedFailuresAreKeptUnlessTheRetryPolicyRunsThem) {
   write("manifest.jsonl", line("a"));
   const batch_item item = plan_batch(config()).items[0];
+  const output_dir dir = out();
   const auto fingerprint = request_fingerprint(item, "");
   for (const auto& [verdict, host_retry] : std::vector<std::pair<std::string, bool>>{
            {"script_failed", false}, {"timeout", false}, {"runtime_failed", true}, {"host_refused", true}}) {
@@ -138,29 +138,30 @@ TEST_F(BatchFiles, RecordedFailuresAreKeptUnlessTheRetryPolicyRunsThem) {
     o.state = verdict;
     o.exit_code = 8;
     o.message = "m";
-    write_record(dir_, item, o, fingerprint);
-    EXPECT_EQ(decide_resume(item, dir_, retry_policy::none, fingerprint).action, resume_action::keep) << verdict;
-    EXPECT_EQ(decide_resume(item, dir_, retry_policy::host_failures, fingerprint).action,
+    write_record(dir, item, o, fingerprint, "");
+    EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::keep) << verdict;
+    EXPECT_EQ(decide_resume(item, dir, retry_policy::host_failures, fingerprint).action,
               host_retry ? resume_action::run : resume_action::keep)
         << verdict;
-    EXPECT_EQ(decide_resume(item, dir_, retry_policy::all_failures, fingerprint).action, resume_action::run);
+    EXPECT_EQ(decide_resume(item, dir, retry_policy::all_failures, fingerprint).action, resume_action::run);
   }
   auto other = request_fingerprint(item, std::string(64, 'c'));
-  EXPECT_EQ(decide_resume(item, dir_, retry_policy::all_failures, other).action, resume_action::conflict);
-  write("a.result.json", "{}");
-  EXPECT_THROW(decide_resume(item, dir_, retry_policy::none, fingerprint), failure);
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::all_failures, other).action, resume_action::conflict);
+  // Outputs beside a recorded failure are not the line's.
+  plant_outputs("a");
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::conflict);
 }
 
 TEST_F(BatchFiles, OutputDirectoryIsCreatedPrivateAndLockedForOneBatch) {
   const std::string out = dir_ + "/out";
-  const unique_fd lock = open_output_dir(out, true);
+  const output_dir locked = open_output_dir(out, true, key());
   struct stat st {};
   ASSERT_EQ(::stat(out.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
-  EXPECT_THROW(open_output_dir(out, true), failure) << "a second batch on the same directory";
-  EXPECT_NO_THROW(open_output_dir(out, false)) << "Slurm tasks write their own lines without the lock";
+  EXPECT_THROW(open_output_dir(out, true, key()), failure) << "a second batch on the same directory";
+  EXPECT_NO_THROW(open_output_dir(out, false, key())) << "Slurm tasks write their own lines without the lock";
   fs::create_symlink(out, dir_ + "/link");
-  EXPECT_THROW(open_output_dir(dir_ + "/link", false), failure);
+  EXPECT_THROW(open_output_dir(dir_ + "/link", false, key()), failure);
 }
 
 TEST_F(BatchFiles, SummaryQuotesMessagesAndCountsStates) {

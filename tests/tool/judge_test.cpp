@@ -6,6 +6,8 @@
 
 #include <functional>
 
+#include "daemon_watch.hpp"
+
 namespace plb::tool {
 namespace {
 
@@ -24,6 +26,12 @@ completed_run clean_run() {
   st.exit_code = 0;
   done.state = st;
   return done;
+}
+
+// The container exited with `code`, and the client reported it (what an attached client does).
+void exit_with(completed_run& d, int code) {
+  d.state->exit_code = code;
+  d.outcome.client_exit_code = code;
 }
 
 struct judge_case {
@@ -60,7 +68,48 @@ const judge_case cases[] = {
      verdict::cleanup_failed, "gone?"},
     {"client_never_started", [](completed_run& d) { d.outcome.start_problem = "cannot start /usr/bin/docker: ENOENT"; },
      verdict::internal_error, "cannot start"},
-    {"daemon_lost", [](completed_run& d) { d.daemon_lost = true; }, verdict::runtime_failed, "stopped answering"},
+    // A daemon that stopped answering decides only when the client did not see the container end.
+    {"daemon_lost",
+     [](completed_run& d) {
+       d.daemon_lost = true;
+       d.outcome.client_exit_code = 125;
+       d.state->exit_code = 143;
+     },
+     verdict::runtime_failed, "stopped answering"},
+    {"daemon_lost_and_the_client_was_killed",
+     [](completed_run& d) {
+       d.daemon_lost = true;
+       d.outcome.client_exited = false;
+       d.outcome.client_signal = 9;
+     },
+     verdict::runtime_failed, "stopped answering"},
+    {"daemon_slow_but_the_container_exited_0", [](completed_run& d) { d.daemon_lost = true; }, std::nullopt, ""},
+    {"daemon_slow_and_the_script_exited_3",
+     [](completed_run& d) {
+       d.daemon_lost = true;
+       exit_with(d, 3);
+     },
+     verdict::script_failed, "status 3"},
+    {"daemon_slow_and_the_run_timed_out",
+     [](completed_run& d) {
+       d.daemon_lost = true;
+       exit_with(d, 137);
+       d.outcome.timed_out = true;
+     },
+     verdict::timeout, "7 s wall time"},
+    // The daemon answered every ping, yet the client never reported the container's exit.
+    {"client_missed_the_exit",
+     [](completed_run& d) {
+       d.outcome.client_exit_code = 125;
+       d.state->exit_code = 143;
+     },
+     verdict::runtime_failed, "client exit 125, container exit 143"},
+    {"client_killed_by_a_signal",
+     [](completed_run& d) {
+       d.outcome.client_exited = false;
+       d.outcome.client_signal = 9;
+     },
+     verdict::runtime_failed, "did not report the container's exit"},
     {"timeout", [](completed_run& d) { d.outcome.timed_out = true; }, verdict::timeout, "7 s wall time"},
     {"output_cap", [](completed_run& d) { d.outcome.output_cap_exceeded = true; }, verdict::output_cap_exceeded,
      "4 MiB"},
@@ -73,19 +122,19 @@ const judge_case cases[] = {
     {"vanished_while_inspected",
      [](completed_run& d) {
        d.vanished = true;
-       d.state->exit_code = 137;
+       exit_with(d, 137);
      },
      verdict::runtime_failed, "vanished"},
     {"oom_flag",
      [](completed_run& d) {
        d.state->oom_killed = true;
-       d.state->exit_code = 137;
+       exit_with(d, 137);
      },
      verdict::memory_exhausted, "256 MiB"},
     {"oom_from_cgroup", [](completed_run& d) { d.outcome.usage.oom_kills = 1; }, verdict::memory_exhausted, "256 MiB"},
     {"killed_at_memory_limit",
      [](completed_run& d) {
-       d.state->exit_code = 137;
+       exit_with(d, 137);
        d.outcome.usage.memory_limit_hits = 3;
      },
      verdict::memory_exhausted, "memory limit"},
@@ -102,10 +151,10 @@ const judge_case cases[] = {
        d.outcome.client_exit_code = 125;
      },
      verdict::runtime_failed, "client exit 125"},
-    {"script_failed", [](completed_run& d) { d.state->exit_code = 3; }, verdict::script_failed, "status 3"},
+    {"script_failed", [](completed_run& d) { exit_with(d, 3); }, verdict::script_failed, "status 3"},
     {"script_failed_at_task_limit",
      [](completed_run& d) {
-       d.state->exit_code = 2;
+       exit_with(d, 2);
        d.outcome.usage.pids_limit_hits = 1;
      },
      verdict::script_failed, "host task limit (192)"},
@@ -113,6 +162,24 @@ const judge_case cases[] = {
 
 INSTANTIATE_TEST_SUITE_P(Table, Judge, ::testing::ValuesIn(cases),
                          [](const auto& i) { return std::string(i.param.name); });
+
+// What decides daemon_lost: a failed ping is retried at every sample, and only a daemon that
+// answered none of them for the whole deadline is lost.
+TEST(DaemonWatch, OneSlowPingIsNotALostDaemon) {
+  using namespace std::chrono_literals;
+  daemon_watch w(10s);
+  const daemon_watch::clock::time_point t0{};
+  EXPECT_FALSE(w.due(1));
+  EXPECT_TRUE(w.due(5));
+  EXPECT_FALSE(w.lost(false, t0)) << "one unanswered ping";
+  EXPECT_TRUE(w.due(6)) << "an unanswered ping is retried at the next sample";
+  EXPECT_FALSE(w.lost(false, t0 + 9s));
+  EXPECT_FALSE(w.lost(true, t0 + 9500ms)) << "an answer within the deadline";
+  EXPECT_FALSE(w.due(7)) << "back to every fifth sample";
+  EXPECT_FALSE(w.lost(false, t0 + 15s)) << "the deadline starts again at the next unanswered ping";
+  EXPECT_FALSE(w.lost(false, t0 + 24s));
+  EXPECT_TRUE(w.lost(false, t0 + 25s)) << "no answer for the whole deadline";
+}
 
 }  // namespace
 }  // namespace plb::tool

@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "batch.hpp"
+#include "batch_output_dir.hpp"
 #include "batch_records.hpp"
-#include "file_io.hpp"
+#include "batch_summary.hpp"
 #include "score.hpp"
 
 namespace plb::tool {
@@ -30,21 +31,18 @@ struct batch_outcome {
   int stopped_by = 0;                  // the stop request that ended the batch
 };
 
-// The output directory, created 0700 if missing (a real directory, never a symlink), and locked
-// for one batch at a time (flock on DIR/.plb-batch.lock). Throws failure(usage_error).
-unique_fd open_output_dir(const std::string& dir, bool lock);
-
 // Where a batch starts: kept and conflicting lines from resume, "pending" for the rest.
 struct batch_start {
   std::vector<line_outcome> outcomes;    // one per manifest line
   std::vector<std::string> data_sha256;  // one per manifest line, for its record
   std::vector<std::size_t> to_run;       // the lines that will run, in manifest order
 };
-batch_start start_batch(const batch_config& config, const batch_plan& plan);
+batch_start start_batch(const batch_config& config, const batch_plan& plan, const output_dir& dir);
 
-// Runs one line to its outcome and writes its record (not for a stopped run: nothing is recorded,
-// the line runs again next time).
-line_outcome run_line(const batch_item& item, const run_hooks& hooks, const std::string& output_dir,
+// Runs one line to its outcome and writes its signed record (not for a stopped run: nothing is
+// recorded, the line runs again next time). A success's record carries the digests of the CSV and
+// provenance as they are in `dir` once published.
+line_outcome run_line(const batch_item& item, const run_hooks& hooks, const output_dir& dir,
                       const std::string& data_sha256);
 
 // The local engine: preflight and sweep once, then `jobs` runs at a time.

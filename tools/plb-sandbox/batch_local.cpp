@@ -87,11 +87,11 @@ class batch_state {
 batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan, unsigned jobs,
                               const batch_hooks& hooks) {
   const cancellation cancel(hooks.stop);
-  const unique_fd lock = open_output_dir(config.output_dir, true);
-  batch_start start = start_batch(config, plan);
+  const output_dir dir = open_output_dir(config.output_dir, true);
+  batch_start start = start_batch(config, plan, dir);
   const summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "local"};
   const auto hosts = preflight_once(plan, start, cancel);  // a refused host leaves no summary behind
-  write_summary(header, plan.items, start.outcomes);
+  write_summary(dir, header, plan.items, start.outcomes);
 
   batch_state state(start.outcomes, start.to_run.size());
   std::atomic<std::size_t> next{0};
@@ -102,7 +102,7 @@ batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan
       const batch_item& item = plan.items[start.to_run[k]];
       state.started(item.index);
       const run_hooks run{cancel, {}, &hosts.at(item.request.runtime_image)};
-      line_outcome o = run_line(item, run, config.output_dir, start.data_sha256[item.index]);
+      line_outcome o = run_line(item, run, dir, start.data_sha256[item.index]);
       if (hooks.on_finish && o.state != "interrupted") hooks.on_finish(item, o);
       state.finished(item.index, std::move(o));
     }
@@ -115,14 +115,14 @@ batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan
   while (true) {
     const bool all_done = next.load() >= start.to_run.size() || cancel.signal();
     if (auto changed = state.wait(std::chrono::milliseconds(200), progress))
-      write_summary(header, plan.items, *changed);
+      write_summary(dir, header, plan.items, *changed);
     progress.elapsed_seconds = std::chrono::duration<double>(clock_type::now() - began).count();
     if (hooks.on_progress) hooks.on_progress(progress);
     if (all_done && progress.running == 0) break;
   }
   for (auto& t : pool) t.join();
   batch_outcome result{state.take(), cancel.signal()};
-  write_summary(header, plan.items, result.outcomes);
+  write_summary(dir, header, plan.items, result.outcomes);
   return result;
 }
 

@@ -1,67 +1,107 @@
 #include "batch_records.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 
 #include <boost/json.hpp>
 
-#include "failure.hpp"
-#include "file_io.hpp"
-#include "one_line.hpp"
-#include "output_files.hpp"
+#include "dir_files.hpp"
 #include "plb/sandbox/provenance.hpp"
 
 namespace plb::tool {
 namespace {
 
 namespace json = boost::json;
-constexpr std::size_t max_record_bytes = std::size_t{64} * 1024;
-constexpr const char* record_schema = "plb-sandbox/batch-record/1";
 constexpr const char* fingerprint_keys[] = {"model_sha256", "runtime_image", "input_sha256", "task_type",
                                             "features",     "id_column",     "limits"};
-
-double rounded(double seconds) { return std::round(seconds * 1000) / 1000; }
-
-json::value usage_json(const line_outcome& o) {
-  return o.usage ? json::value(sandbox::to_json(*o.usage)) : json::value(nullptr);
-}
+// The MAC covers this tag, then the record's bytes before the suffix: a MAC made for another use of
+// the key can never pass for a record's.
+constexpr std::string_view mac_domain = "plb-sandbox/batch-record/2 mac\n";
+constexpr std::string_view mac_open = ",\"mac\":\"";
+constexpr std::string_view mac_close = "\"}\n";
+constexpr std::size_t mac_suffix_bytes = mac_open.size() + 64 + mac_close.size();
 
 json::value nullable(const std::string& s) { return s.empty() ? json::value(nullptr) : json::value(s); }
 
-std::string string_at(const json::object& o, const char* key) {
-  const auto* v = o.if_contains(key);
-  return v && v->is_string() ? std::string(v->as_string()) : std::string();
+bool is_digest(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (const char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
 }
 
-std::string number_text(double v) {
-  char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%.3f", v);
-  return std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+bool is_printable_line(std::string_view s) {
+  for (const char c : s)
+    if (c < 0x20 || c > 0x7e) return false;
+  return true;
 }
+
+// A digest field: "" for null, the digest, or nullopt when it is neither.
+std::optional<std::string> digest_field(const json::object& o, const char* key) {
+  const auto* v = o.if_contains(key);
+  if (v && v->is_null()) return std::string();
+  if (v && v->is_string() && is_digest(v->get_string())) return std::string(v->get_string());
+  return std::nullopt;
+}
+
+// The record's fields once its MAC verified; false if any is not one this tool writes.
+bool read_fields(const json::object& o, stored_record& s) {
+  const auto* verdict = o.if_contains("verdict");
+  const auto* code = o.if_contains("exit_code");
+  const auto* message = o.if_contains("message");
+  const auto* request = o.if_contains("request");
+  const auto* usage = o.if_contains("usage");
+  const auto predictions = digest_field(o, "predictions_sha256");
+  const auto provenance = digest_field(o, "provenance_sha256");
+  if (!verdict || !verdict->is_string() || !is_verdict(std::string(verdict->get_string()))) return false;
+  if (!code || !code->is_int64() || code->get_int64() < 0 || code->get_int64() > 255) return false;
+  if (!message || !message->is_string() || !is_printable_line(message->get_string())) return false;
+  if (!request || !request->is_object() || !usage || !predictions || !provenance) return false;
+  s.outcome.state = std::string(verdict->get_string());
+  const bool success = s.outcome.state == sandbox::name(sandbox::verdict::success);
+  if (success ? predictions->empty() || provenance->empty() : !predictions->empty() || !provenance->empty())
+    return false;
+  s.outcome.usage = usage_from_json(usage);
+  if (!usage->is_null() && !s.outcome.usage) return false;
+  s.outcome.exit_code = static_cast<int>(code->get_int64());
+  s.outcome.message = std::string(message->get_string());
+  s.outcome.predictions_sha256 = *predictions;
+  s.provenance_sha256 = *provenance;
+  s.fingerprint = request->get_object();
+  return true;
+}
+
+record_read refused(std::string why) { return {record_state::refused, std::move(why), {}}; }
 
 }  // namespace
 
 std::optional<sandbox::sandbox_usage> usage_from_json(const json::value* v) {
   if (v == nullptr || !v->is_object()) return std::nullopt;
-  const auto& o = v->as_object();
-  const auto number = [&](const char* key) {
+  const auto& o = v->get_object();
+  bool ok = true;
+  const auto seconds = [&](const char* key) {
     const auto* x = o.if_contains(key);
-    return x && x->is_number() ? x->to_number<double>() : 0.0;
+    const double d = x && x->is_number() ? x->to_number<double>() : 0.0;
+    ok &= (!x || x->is_number()) && std::isfinite(d) && d >= 0;
+    return ok ? d : 0.0;
+  };
+  const auto count = [&](const char* key) -> std::uint64_t {
+    const auto* x = o.if_contains(key);
+    if (!x) return 0;
+    if (x->is_uint64()) return x->get_uint64();
+    ok &= x->is_int64() && x->get_int64() >= 0;
+    return ok ? static_cast<std::uint64_t>(x->get_int64()) : 0;
   };
   sandbox::sandbox_usage u;
-  u.wall_seconds = number("wall_seconds");
-  u.cpu_seconds = number("cpu_seconds");
-  u.memory_peak_bytes = static_cast<std::uint64_t>(number("memory_peak_bytes"));
-  u.output_bytes = static_cast<std::uint64_t>(number("output_bytes"));
-  u.host_tasks_peak = static_cast<std::uint64_t>(number("host_tasks_peak"));
+  u.wall_seconds = seconds("wall_seconds");
+  u.cpu_seconds = seconds("cpu_seconds");
+  u.memory_peak_bytes = count("memory_peak_bytes");
+  u.output_bytes = count("output_bytes");
+  u.host_tasks_peak = count("host_tasks_peak");
+  if (!ok) return std::nullopt;
   return u;
 }
 
-std::string record_path(const std::string& dir, const std::string& id) { return dir + "/" + id + ".result.json"; }
+std::string record_path(const std::string& dir, const std::string& id) { return dir + "/" + record_name(id); }
 
 json::object request_fingerprint(const batch_item& item, const std::string& data_sha256) {
   // Rendered by the provenance's own to_json, so a line and its provenance compare field for
@@ -100,129 +140,71 @@ std::string first_difference(const json::object& a, const json::object& b) {
   return {};
 }
 
-void write_record(const std::string& dir, const batch_item& item, const line_outcome& o,
-                  const json::object& fingerprint) {
-  const json::object record{{"schema", record_schema},  {"id", item.id},
-                            {"line", item.line},        {"verdict", o.state},
-                            {"exit_code", o.exit_code}, {"message", o.message},
-                            {"usage", usage_json(o)},   {"predictions_sha256", nullable(o.predictions_sha256)},
+std::string render_record(const batch_item& item, const line_outcome& o, const json::object& fingerprint,
+                          const std::string& provenance_sha256, const batch_key& key) {
+  const json::object record{{"schema", record_schema},
+                            {"id", item.id},
+                            {"line", item.line},
+                            {"verdict", o.state},
+                            {"exit_code", o.exit_code},
+                            {"message", o.message},
+                            {"usage", o.usage ? json::value(sandbox::to_json(*o.usage)) : json::value(nullptr)},
+                            {"predictions_sha256", nullable(o.predictions_sha256)},
+                            {"provenance_sha256", nullable(provenance_sha256)},
                             {"request", fingerprint}};
-  replace_file(dir, item.id + ".result.json", json::serialize(record) + "\n");
+  std::string text = json::serialize(record);
+  text.pop_back();  // the closing brace: the MAC is the last field
+  return seal_record(std::move(text), key);
 }
 
-std::optional<json::object> read_json_object(const std::string& path) {
-  const opened_file file = open_regular_file(path);
-  if (!file) return std::nullopt;
-  const read_result r = read_up_to(file.fd.get(), max_record_bytes);
-  if (!r) return std::nullopt;
+std::string seal_record(std::string body, const batch_key& key) {
+  const std::string mac = hex_of(key.mac(std::string(mac_domain) + body));
+  return body.append(mac_open).append(mac).append(mac_close);
+}
+
+void write_record(const output_dir& dir, const batch_item& item, const line_outcome& outcome,
+                  const json::object& fingerprint, const std::string& provenance_sha256) {
+  replace_file_at(dir.fd.get(), dir.path, record_name(item.id),
+                  render_record(item, outcome, fingerprint, provenance_sha256, dir.key));
+}
+
+std::optional<json::object> parse_json_object(std::string_view text) {
+  if (text.size() > max_record_bytes) return std::nullopt;
   json::error_code ec;
   json::parse_options po;
   po.max_depth = 8;
-  json::value v = json::parse(json::string_view(r.data.data(), r.data.size()), ec, {}, po);
+  json::value v = json::parse(json::string_view(text.data(), text.size()), ec, {}, po);
   if (ec || !v.is_object()) return std::nullopt;
   return std::move(v.as_object());
 }
 
-std::optional<stored_record> read_record(const std::string& dir, const std::string& id) {
-  const std::string path = record_path(dir, id);
-  if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) return std::nullopt;
-  const auto o = read_json_object(path);
-  const auto* request = o ? o->if_contains("request") : nullptr;
-  const auto* code = o ? o->if_contains("exit_code") : nullptr;
-  if (!o || string_at(*o, "schema") != record_schema || string_at(*o, "id") != id || !request ||
-      !request->is_object() || !code || !code->is_int64() || !is_verdict(string_at(*o, "verdict")))
-    fail(sandbox::verdict::input_refused,
-         path + ": not a batch record of this line; move it away to run the line again");
-  stored_record s;
-  s.outcome.state = string_at(*o, "verdict");
-  s.outcome.exit_code = static_cast<int>(code->as_int64());
-  s.outcome.message = one_line(string_at(*o, "message"));
-  s.outcome.usage = usage_from_json(o->if_contains("usage"));
-  s.outcome.predictions_sha256 = string_at(*o, "predictions_sha256");
-  s.fingerprint = request->as_object();
-  return s;
+record_read parse_record(std::string_view text, const std::string& id, const batch_key& key) {
+  const auto o = parse_json_object(text);
+  const auto* schema = o ? o->if_contains("schema") : nullptr;
+  if (schema && schema->is_string() && schema->get_string() == unsigned_record_schema)
+    return refused("written by an older plb-sandbox, without a MAC: its verdict and outputs are not trusted");
+  if (!schema || !schema->is_string() || schema->get_string() != record_schema) return refused("not a batch record");
+  const std::size_t n = text.size();
+  const std::string_view prefix = text.substr(0, n >= mac_suffix_bytes ? n - mac_suffix_bytes : 0);
+  const std::string_view tail = text.substr(prefix.size());
+  if (tail.size() != mac_suffix_bytes || !tail.starts_with(mac_open) || !tail.ends_with(mac_close) ||
+      !key.verifies(std::string(mac_domain).append(prefix), tail.substr(mac_open.size(), 64)))
+    return refused(std::string("its MAC does not verify with this host's key ") + batch_key_path +
+                   ": no run of this tool with this key wrote it (Slurm nodes must share the key file)");
+  const auto* named = o->if_contains("id");
+  if (!named || !named->is_string() || named->get_string() != id) return refused("a record of another line");
+  record_read r{record_state::trusted, {}, {}};
+  if (!read_fields(*o, r.record)) return refused("a signed record with fields this tool does not write");
+  return r;
 }
 
-std::string render_summary_csv(const std::vector<batch_item>& items, const std::vector<line_outcome>& outcomes) {
-  std::string out = "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,predictions_sha256\n";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const line_outcome& o = outcomes[i];
-    out += items[i].id + "," + std::to_string(items[i].line) + "," + o.state + ",";
-    out += o.exit_code >= 0 ? std::to_string(o.exit_code) : std::string();
-    out += ",";
-    append_csv_field(out, o.message);
-    out += ",";
-    if (o.usage)
-      out += number_text(o.usage->wall_seconds) + "," + number_text(o.usage->cpu_seconds) + "," +
-             std::to_string(o.usage->memory_peak_bytes);
-    else
-      out += ",,";
-    out += "," + o.predictions_sha256 + "\n";
-  }
-  return out;
-}
-
-std::map<std::string, std::size_t> count_states(const std::vector<line_outcome>& outcomes) {
-  std::map<std::string, std::size_t> counts;
-  for (const auto& o : outcomes) ++counts[o.state];
-  return counts;
-}
-
-std::string render_summary_json(const summary_header& h, const std::vector<batch_item>& items,
-                                const std::vector<line_outcome>& outcomes) {
-  json::array rows;
-  bool complete = true;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const line_outcome& o = outcomes[i];
-    complete &= is_verdict(o.state);
-    json::value wall = nullptr, cpu = nullptr, peak = nullptr;
-    if (o.usage) {
-      wall = rounded(o.usage->wall_seconds);
-      cpu = rounded(o.usage->cpu_seconds);
-      peak = o.usage->memory_peak_bytes;
-    }
-    rows.push_back(json::object{{"id", items[i].id},
-                                {"line", items[i].line},
-                                {"verdict", o.state},
-                                {"exit_code", o.exit_code >= 0 ? json::value(o.exit_code) : json::value(nullptr)},
-                                {"message", o.message},
-                                {"wall_seconds", wall},
-                                {"cpu_seconds", cpu},
-                                {"memory_peak_bytes", peak},
-                                {"predictions_sha256", nullable(o.predictions_sha256)}});
-  }
-  json::object counts;
-  for (const auto& [state, n] : count_states(outcomes)) counts[state] = n;
-  const json::object doc{{"schema", "plb-sandbox/batch-summary/1"},
-                         {"privacy", "local-only: do not publish or return to the model submitters"},
-                         {"manifest", h.manifest},
-                         {"manifest_sha256", h.manifest_sha256},
-                         {"output_dir", h.output_dir},
-                         {"engine", h.engine},
-                         {"lines", items.size()},
-                         {"complete", complete},
-                         {"counts", std::move(counts)},
-                         {"rows", std::move(rows)}};
-  return json::serialize(doc) + "\n";
-}
-
-void write_summary(const summary_header& h, const std::vector<batch_item>& items,
-                   const std::vector<line_outcome>& outcomes) {
-  replace_file(h.output_dir, "batch-summary.csv", render_summary_csv(items, outcomes));
-  replace_file(h.output_dir, "batch-summary.json", render_summary_json(h, items, outcomes));
-}
-
-void replace_file(const std::string& dir, const std::string& name, const std::string& contents) {
-  // IDs begin with a letter or digit, so the dot-named temporary never collides with a line's file.
-  std::string tmp = dir + "/.plb-batch-XXXXXX";
-  const unique_fd fd(::mkostemp(tmp.data(), O_CLOEXEC));
-  if (!fd) fail(sandbox::verdict::internal_error, "cannot create a file in " + dir + ": " + std::strerror(errno));
-  const int e = write_all(fd.get(), contents);
-  if (e != 0 || ::fsync(fd.get()) != 0 || ::rename(tmp.c_str(), (dir + "/" + name).c_str()) != 0) {
-    const int err = e != 0 ? e : errno;
-    ::unlink(tmp.c_str());
-    fail(sandbox::verdict::internal_error, "cannot write " + dir + "/" + name + ": " + std::strerror(err));
-  }
+record_read read_record(const output_dir& dir, const std::string& id) {
+  const std::string name = record_name(id);
+  if (probe_entry(dir.fd.get(), name, dir.owner).kind == entry_kind::absent) return {};
+  std::string why;
+  const auto text = read_own_file(dir.fd.get(), name, dir.owner, max_record_bytes, why);
+  if (!text) return refused(why);
+  return parse_record(*text, id, dir.key);
 }
 
 }  // namespace plb::tool

@@ -1,22 +1,30 @@
-// The batch's files in its output directory: each line's record (`<id>.result.json`), the request
-// fingerprint that decides whether earlier outputs belong to a line, and the summary. Every file
-// is written whole and renamed into place: a reader never sees half of one.
+// Each line's record (`<id>.result.json`) and the request fingerprint that decides whether earlier
+// outputs belong to a line. A record is written whole and renamed into place, and it ends with an
+// HMAC-SHA256, under the host's batch key (batch_key.hpp), over every byte before it; a success
+// record carries the digests of its CSV and provenance. Resume trusts a record only if its MAC
+// verifies: files a run of this tool did not write are never taken for a line's results.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include <boost/json/object.hpp>
 
 #include "batch.hpp"
+#include "batch_key.hpp"
+#include "batch_output_dir.hpp"
 
 namespace plb::tool {
 
+inline constexpr const char* record_schema = "plb-sandbox/batch-record/2";
+inline constexpr const char* unsigned_record_schema = "plb-sandbox/batch-record/1";  // before the MAC
+inline constexpr std::size_t max_record_bytes = std::size_t{64} * 1024;
+
 std::string record_path(const std::string& dir, const std::string& id);
 
-// A provenance's or record's "usage" object (missing numbers read as 0); nullopt if it is not one.
+// A provenance's or record's "usage" object; nullopt unless every figure it has is a finite,
+// non-negative number (the byte and task counts whole numbers below 2^64). Missing figures read as 0.
 std::optional<sandbox::sandbox_usage> usage_from_json(const boost::json::value* usage);
 
 // What a run's provenance says about its request: model and input digests, image, task type,
@@ -29,35 +37,40 @@ std::string first_difference(const boost::json::object& a, const boost::json::ob
 
 struct stored_record {
   line_outcome outcome;
+  std::string provenance_sha256;  // of a success's provenance file, as its run wrote it
   boost::json::object fingerprint;
 };
 
-void write_record(const std::string& dir, const batch_item& item, const line_outcome& outcome,
-                  const boost::json::object& fingerprint);
+// A record's bytes: its fields, then `,"mac":"<64 hex>"}` and a newline, the MAC covering every
+// byte before `,"mac"`. A success carries both digests, any other verdict neither.
+std::string render_record(const batch_item& item, const line_outcome& outcome, const boost::json::object& fingerprint,
+                          const std::string& provenance_sha256, const batch_key& key);
 
-// nullopt when there is no record; throws failure(input_refused) naming the file when there is
-// one that is not a record (not a regular file, too large, not the schema).
-std::optional<stored_record> read_record(const std::string& dir, const std::string& id);
+// The MAC step alone: `body` is a serialized JSON object without its closing brace; returns it
+// with `,"mac":"<64 hex>"}` and a newline. render_record's last step, and the fuzz target's.
+std::string seal_record(std::string body, const batch_key& key);
 
-// A small JSON object file, bounded (64 KiB), or nullopt if it cannot be read as one.
-std::optional<boost::json::object> read_json_object(const std::string& path);
+void write_record(const output_dir& dir, const batch_item& item, const line_outcome& outcome,
+                  const boost::json::object& fingerprint, const std::string& provenance_sha256);
 
-struct summary_header {
-  std::string manifest, manifest_sha256, output_dir, engine;
+enum class record_state { absent, trusted, refused };
+
+struct record_read {
+  record_state state = record_state::absent;
+  std::string problem;   // refused: why, in the tool's words, for the line's conflict message
+  stored_record record;  // trusted
 };
 
-std::string render_summary_csv(const std::vector<batch_item>& items, const std::vector<line_outcome>& outcomes);
-std::string render_summary_json(const summary_header& header, const std::vector<batch_item>& items,
-                                const std::vector<line_outcome>& outcomes);
+// Trusted only if the text is the current schema, its MAC verifies under `key`, it names `id`, and
+// every field is one this tool writes (a verdict of the enum, an exit status 0-255, a printable
+// one-line message, digests of 64 lowercase hex digits). Never throws on any input.
+record_read parse_record(std::string_view text, const std::string& id, const batch_key& key);
 
-// Both summary files, each replaced atomically. Throws failure(internal_error).
-void write_summary(const summary_header& header, const std::vector<batch_item>& items,
-                   const std::vector<line_outcome>& outcomes);
+// The line's record file, read only if it is a regular file of the tool's user (never through a
+// symlink), at most max_record_bytes. A file that is not one is refused, for that line alone.
+record_read read_record(const output_dir& dir, const std::string& id);
 
-// Writes `contents` to dir/name through a temporary file and rename(2). Throws failure(internal_error).
-void replace_file(const std::string& dir, const std::string& name, const std::string& contents);
-
-// The summary's counts by state ("success": 3, "timeout": 1, "pending": 2, ...).
-std::map<std::string, std::size_t> count_states(const std::vector<line_outcome>& outcomes);
+// A JSON object of at most max_record_bytes and depth 8, or nullopt.
+std::optional<boost::json::object> parse_json_object(std::string_view text);
 
 }  // namespace plb::tool

@@ -1,5 +1,6 @@
 #include "batch_slurm.hpp"
 
+#include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -13,6 +14,7 @@
 
 #include "batch_resume.hpp"
 #include "command.hpp"
+#include "dir_files.hpp"
 #include "failure.hpp"
 #include "one_line.hpp"
 #include "slurm_queue.hpp"
@@ -61,12 +63,11 @@ std::string job_script(const batch_config& config, const slurm_options& options)
   return s + " --index \"$SLURM_ARRAY_TASK_ID\"\n";
 }
 
-std::string submit(const batch_config& config, const batch_plan& plan, const slurm_options& options,
-                   const std::vector<std::size_t>& lines) {
+std::string submit(const batch_config& config, const output_dir& dir, const batch_plan& plan,
+                   const slurm_options& options, const std::vector<std::size_t>& lines) {
   const std::string slurm_dir = config.output_dir + "/slurm";
-  if (::mkdir(slurm_dir.c_str(), 0700) != 0 && errno != EEXIST)
-    fail(verdict::usage_error, "--output-dir: cannot create " + slurm_dir + ": " + std::strerror(errno));
-  replace_file(slurm_dir, "job.sh", job_script(config, options));
+  const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
+  replace_file_at(slurm.get(), slurm_dir, "job.sh", job_script(config, options));
   std::string array = text_of({"--array=", array_ranges(lines)});
   if (options.throttle) array += text_of({"%", std::to_string(options.throttle)});
   std::vector<std::string> args{"--parsable", "--job-name=plb-sandbox-batch", array,
@@ -80,7 +81,7 @@ std::string submit(const batch_config& config, const batch_plan& plan, const slu
   std::string job = out.out.substr(0, out.out.find_first_of(";\n"));
   if (out.exit_code != 0 || job.empty() || job.find_first_not_of("0123456789") != std::string::npos)
     fail(verdict::host_refused, "sbatch refused the job array: " + one_line(out.err.empty() ? out.out : out.err));
-  replace_file(slurm_dir, "job-id", job + "\n");
+  replace_file_at(slurm.get(), slurm_dir, "job-id", job + "\n");
   return job;
 }
 
@@ -131,29 +132,32 @@ std::vector<std::string> slurm_resources(const batch_plan& plan, const std::vect
 batch_outcome run_slurm_batch(const batch_config& config, const batch_plan& plan, const slurm_options& options,
                               const batch_hooks& hooks) {
   check_shared_output_dir(config.output_dir);
-  const unique_fd lock = open_output_dir(config.output_dir, true);
-  batch_start start = start_batch(config, plan);
+  const output_dir dir = open_output_dir(config.output_dir, true);
+  batch_start start = start_batch(config, plan, dir);
   const summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm"};
-  write_summary(header, plan.items, start.outcomes);
+  write_summary(dir, header, plan.items, start.outcomes);
   if (start.to_run.empty()) return {std::move(start.outcomes), 0};
-  // A retried line's old record goes now, so that --collect never mistakes it for the new run's.
-  for (const std::size_t i : start.to_run) ::unlink(record_path(config.output_dir, plan.items[i].id).c_str());
-  const std::string job = submit(config, plan, options, start.to_run);
+  // A retried line's old record (resume verified it) goes now, so that --collect never mistakes it
+  // for the new run's.
+  for (const std::size_t i : start.to_run) ::unlinkat(dir.fd.get(), record_name(plan.items[i].id).c_str(), 0);
+  const std::string job = submit(config, dir, plan, options, start.to_run);
   if (hooks.on_submitted) hooks.on_submitted(job);
   if (!options.wait) return {std::move(start.outcomes), 0};
-  return wait_for_job(job, header, plan, std::move(start), hooks);
+  return wait_for_job(job, dir, header, plan, std::move(start), hooks);
 }
 
 batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& plan, const batch_hooks& hooks) {
-  const unique_fd lock = open_output_dir(config.output_dir, true);
+  const output_dir dir = open_output_dir(config.output_dir, true);
   batch_config as_found = config;
   as_found.retry = retry_policy::none;  // collecting re-runs nothing
-  batch_start start = start_batch(as_found, plan);
+  batch_start start = start_batch(as_found, plan, dir);
   const summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm"};
-  const auto job = read_small_file(config.output_dir + "/slurm/job-id");
-  if (!job)
-    fail(verdict::usage_error, "--collect: " + config.output_dir + "/slurm/job-id: no submission recorded here");
-  return wait_for_job(job->substr(0, job->find('\n')), header, plan, std::move(start), hooks);
+  const std::string job_id = config.output_dir + "/slurm/job-id";
+  std::string why;
+  const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
+  const auto job = read_own_file(slurm.get(), "job-id", dir.owner, 64, why);
+  if (!job) fail(verdict::usage_error, "--collect: " + job_id + ": no submission recorded here (" + why + ")");
+  return wait_for_job(job->substr(0, job->find('\n')), dir, header, plan, std::move(start), hooks);
 }
 
 int run_batch_task(const batch_config& config, const batch_plan& plan, std::size_t index,
@@ -162,13 +166,12 @@ int run_batch_task(const batch_config& config, const batch_plan& plan, std::size
     fail(verdict::usage_error,
          "--index " + std::to_string(index) + ": the manifest has " + std::to_string(plan.items.size()) + " lines");
   const batch_item& item = plan.items[index];
-  (void)open_output_dir(config.output_dir, false);
+  const output_dir dir = open_output_dir(config.output_dir, false);
   data_digests digests;
   const std::string& data = digests.of(item.request.data_path);
-  if (decide_resume(item, config.output_dir, config.retry, request_fingerprint(item, data)).action !=
-      resume_action::run)
+  if (decide_resume(item, dir, config.retry, request_fingerprint(item, data)).action != resume_action::run)
     return 0;  // kept or in conflict: the submitter reports it
-  const line_outcome o = run_line(item, run_hooks{cancellation(&stop), {}, nullptr}, config.output_dir, data);
+  const line_outcome o = run_line(item, run_hooks{cancellation(&stop), {}, nullptr}, dir, data);
   return o.state == "interrupted" ? 128 + stop.reason() : 0;
 }
 

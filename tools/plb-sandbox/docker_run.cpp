@@ -21,6 +21,7 @@
 
 #include "child_process.hpp"
 #include "container_killer.hpp"
+#include "daemon_watch.hpp"
 #include "failure.hpp"
 
 namespace plb::tool {
@@ -158,7 +159,8 @@ class watchdog_run {
         monitor_.attach((*st)->id);
       }
     }
-    if (++samples_ % 5 == 0 && !sampling_engine_.ping()) outcome_.daemon_lost = true;
+    if (daemon_.due(++samples_) && daemon_.lost(sampling_engine_.ping().has_value(), clock::now()))
+      outcome_.daemon_lost = true;  // no answer for daemon_watch's whole deadline, not one slow ping
     monitor_.sample();
     report_progress();
     sampler_.expires_after(std::chrono::milliseconds(100));
@@ -190,6 +192,7 @@ class watchdog_run {
   const docker_engine sampling_engine_;
   cgroup_monitor& monitor_;
   unsigned samples_ = 0;
+  daemon_watch daemon_;
   asio::io_context ctx_;
   asio::steady_timer deadline_, sampler_;
   asio::writable_pipe stdin_;

@@ -5,9 +5,25 @@ namespace {
 
 using sandbox::verdict;
 
+// The container's end as it happened: the client, attached through the daemon, exited with the
+// very status the daemon (answering again) reports for the container. A daemon that was slow or
+// briefly unreachable meanwhile changed nothing the script did, so the verdict is the container's;
+// calling it a runtime failure would make it retryable and give the script a second run. A client
+// that lost the daemon exits with its own error instead (125), and then nothing shows how the
+// script ended.
+bool end_seen_by_client(const completed_run& done) {
+  const auto& state = done.state;
+  return state && state->status == "exited" && done.outcome.client_exited &&
+         done.outcome.client_exit_code == state->exit_code;
+}
+
 std::optional<run_verdict> judge_exit(const completed_run& done, const sandbox::SandboxLimits& limits) {
   const docker_run_outcome& out = done.outcome;
   const container_state& state = *done.state;
+  if (!end_seen_by_client(done))
+    return run_verdict{verdict::runtime_failed, "the docker client did not report the container's exit (client exit " +
+                                                    std::to_string(out.client_exit_code) + ", container exit " +
+                                                    std::to_string(state.exit_code) + "): the daemon lost the run"};
   if (state.exit_code == 0) return std::nullopt;
   if (state.exit_code == 137 && out.usage.memory_limit_hits > 0)
     return run_verdict{verdict::memory_exhausted,
@@ -26,7 +42,7 @@ std::optional<run_verdict> judge(const completed_run& done, const sandbox::Sandb
   // Cleanup first: a container that may remain is the operator's problem whatever the script did.
   if (!done.cleanup_problem.empty()) return run_verdict{verdict::cleanup_failed, done.cleanup_problem};
   if (!out.start_problem.empty()) return run_verdict{verdict::internal_error, out.start_problem};
-  if (done.daemon_lost)
+  if (done.daemon_lost && !end_seen_by_client(done))
     return run_verdict{
         verdict::runtime_failed,
         "the Docker daemon stopped answering during the run (restarted?); the run's container was removed"};

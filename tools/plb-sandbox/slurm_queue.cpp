@@ -15,20 +15,20 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 
 // Lines that ran to a record since the last look; returns how many are still open.
-std::size_t gather_records(const batch_plan& plan, const std::string& dir, batch_start& start, std::vector<bool>& open,
+std::size_t gather_records(const batch_plan& plan, const output_dir& dir, batch_start& start, std::vector<bool>& open,
                            const batch_hooks& hooks, bool& changed) {
   std::size_t still_open = 0;
   for (const std::size_t i : start.to_run) {
     if (!open[i]) continue;
     const auto& item = plan.items[i];
     // The task's own words, once its outputs are checked against the line like any earlier run's.
-    const auto record = read_record(dir, item.id);
-    if (!record) {
+    const record_read record = read_record(dir, item.id);
+    if (record.state == record_state::absent) {
       ++still_open;
       continue;
     }
     const auto d = decide_resume(item, dir, retry_policy::none, request_fingerprint(item, start.data_sha256[i]));
-    start.outcomes[i] = d.action == resume_action::conflict ? d.outcome : record->outcome;
+    start.outcomes[i] = d.action == resume_action::conflict ? d.outcome : record.record.outcome;
     if (d.action == resume_action::run) {  // a success record whose outputs are missing
       start.outcomes[i].state = "not_run";
       start.outcomes[i].message = "the task recorded success but its outputs are missing";
@@ -77,8 +77,8 @@ queue_state query_queue(const std::string& job) {
   return q;
 }
 
-batch_outcome wait_for_job(const std::string& job, const summary_header& header, const batch_plan& plan,
-                           batch_start start, const batch_hooks& hooks) {
+batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const summary_header& header,
+                           const batch_plan& plan, batch_start start, const batch_hooks& hooks) {
   const cancellation cancel(hooks.stop);
   std::vector<bool> open(plan.items.size(), false);
   for (const std::size_t i : start.to_run) open[i] = !is_verdict(start.outcomes[i].state);
@@ -88,8 +88,8 @@ batch_outcome wait_for_job(const std::string& job, const summary_header& header,
   while (true) {
     bool changed = false;
     const queue_state q = query_queue(job);
-    const std::size_t still_open = gather_records(plan, header.output_dir, start, open, hooks, changed);
-    if (changed) write_summary(header, plan.items, start.outcomes);
+    const std::size_t still_open = gather_records(plan, dir, start, open, hooks, changed);
+    if (changed) write_summary(dir, header, plan.items, start.outcomes);
     if (hooks.on_progress) {
       batch_progress p{start.to_run.size(), start.to_run.size() - still_open, q.running, 0, 0};
       for (const std::size_t i : start.to_run) p.failed += is_failure(start.outcomes[i]) ? 1 : 0;
@@ -105,10 +105,10 @@ batch_outcome wait_for_job(const std::string& job, const summary_header& header,
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // squeue and a stat per open line, twice a second
   }
   bool changed = false;
-  (void)gather_records(plan, header.output_dir, start, open, hooks, changed);  // records written as the job ended
+  (void)gather_records(plan, dir, start, open, hooks, changed);  // records written as the job ended
   if (!stopped_by) stopped_by = cancel.signal();
   finish_open_lines(job, plan, start, open, stopped_by);
-  write_summary(header, plan.items, start.outcomes);
+  write_summary(dir, header, plan.items, start.outcomes);
   return {std::move(start.outcomes), stopped_by};
 }
 

@@ -25,7 +25,7 @@ queue_state query_queue(const std::string& job);
 // Polls until the job has left the queue, rewriting the summary as records appear. A stop
 // request cancels the job (scancel: each task removes its sandbox), waits for its tasks to end,
 // and marks the lines that recorded nothing as interrupted.
-batch_outcome wait_for_job(const std::string& job, const summary_header& header, const batch_plan& plan,
-                           batch_start start, const batch_hooks& hooks);
+batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const summary_header& header,
+                           const batch_plan& plan, batch_start start, const batch_hooks& hooks);
 
 }  // namespace plb::tool

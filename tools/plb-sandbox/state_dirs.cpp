@@ -68,14 +68,22 @@ std::optional<state_dir_problem> check_state_dirs(bool create) {
   return std::nullopt;
 }
 
-unique_fd open_runs_dir() {
+namespace {
+
+unique_fd open_checked_state(const char* path) {
   if (const auto p = check_state_dirs(true)) fail(sandbox::verdict::host_refused, p->detail + ": " + p->fix);
-  unique_fd fd = open_checked(runs_dir);
+  unique_fd fd = open_checked(path);
   if (!fd)
     fail(sandbox::verdict::host_refused,
-         std::string(runs_dir) + " changed while it was being opened: check who else writes there");
+         std::string(path) + " changed while it was being opened: check who else writes there");
   return fd;
 }
+
+}  // namespace
+
+unique_fd open_runs_dir() { return open_checked_state(runs_dir); }
+
+unique_fd open_state_dir() { return open_checked_state(state_dir); }
 
 unique_fd open_cache_dir(bool create) {
   if (check_one(state_dirs[2], create)) return {};

@@ -31,6 +31,9 @@ std::optional<state_dir_problem> check_state_dirs(bool create);
 // fix when a directory is unsafe.
 unique_fd open_runs_dir();
 
+// The state directory itself (it holds the batch key), checked and opened the same way.
+unique_fd open_state_dir();
+
 // The cache directory, checked the same way; an invalid descriptor when it is missing or unsafe
 // (a proof is then neither read nor stored).
 unique_fd open_cache_dir(bool create);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# A loaded daemon is not a lost one: dockerd is frozen (SIGSTOP) for 5 s while a script runs, so
+# every ping of the watchdog times out, and the daemon answers again before the deadline after
+# which it counts as lost. The script's own end decides: success, not a retryable runtime_failed
+# (which would give the submission a second run). The freeze stops the host's whole dockerd: run
+# it under the shared docker lock, like every test that starts containers.
+set -euo pipefail
+tool=$1
+image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
+dir=$(mktemp -d)
+dockerd=$(cat /var/run/docker.pid)
+# Whatever happens, dockerd is never left stopped.
+trap 'kill -CONT "$dockerd" 2>/dev/null || true; rm -rf "$dir"' EXIT
+printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\ntime.sleep(2)\nprint(json.dumps({"predictions": [r[0] for r in rows]}))\n' > "$dir/model.py"
+printf 'a\n1\n2\n' > "$dir/data.csv"
+args=(--model "$dir/model.py" --model-sha256 "$(sha256sum "$dir/model.py" | cut -d' ' -f1)" --runtime-image "$image"
+  --data "$dir/data.csv" --feature a --task-type regression)
+# One run first, so that the gVisor proof is cached and the freeze falls on the scoring run.
+"$tool" sandbox-score "${args[@]}" --output "$dir/warm.csv" > /dev/null
+"$tool" sandbox-score "${args[@]}" --output "$dir/out.csv" > /dev/null 2> "$dir/err" &
+run=$!
+# The scoring client is the docker run that bind-mounts the script's snapshot.
+for _ in $(seq 200); do pgrep -f "docker run .*--mount=type=bind" > /dev/null && break; sleep 0.05; done
+pgrep -f "docker run .*--mount=type=bind" > /dev/null || { echo "FAIL: the run's docker client never started"; exit 1; }
+sleep 0.5
+kill -STOP "$dockerd"
+sleep 5
+kill -CONT "$dockerd"
+rc=0; wait $run || rc=$?
+[ $rc = 0 ] || { echo "FAIL: exit $rc after a 5 s daemon freeze: $(cat "$dir/err")"; exit 1; }
+[ "$(cat "$dir/out.csv")" = "$(printf 'row,prediction\n0,1\n1,2')" ] || { echo "FAIL: predictions: $(cat "$dir/out.csv")"; exit 1; }
+echo "PASS: a daemon frozen for 5 s mid-run is not a second run"
