@@ -141,8 +141,9 @@ class watchdog_run {
   }
 
   // Samples the cgroup every 100 ms; the first samples also learn the container's ID, and every
-  // fifth asks whether the daemon still answers. Each sample also honours a stop request. Short timeouts: this thread
-  // also drains output.
+  // fifth asks whether the daemon still answers (every one while a ping is unanswered: see
+  // daemon_watch.hpp). Each sample also honours a stop request and checks that the reaper lives.
+  // Short timeouts: this thread also drains output.
   void sample() {
     if (request_.cancel && request_.cancel->signal() && !outcome_.interrupted_by) {
       outcome_.interrupted_by = request_.cancel->signal();
