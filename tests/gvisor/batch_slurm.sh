@@ -80,7 +80,9 @@ cancel|node_lost)
     done
     scancel "$array"
   fi
-  expect_bounded_by_deadlines 5
+  expect_bounded_by_deadlines 5 $((5 + 10 + 5))
+  # After a node is lost nothing of the tool's is left on it: only the warden can have removed them.
+  [ "$case_name" = node_lost ] && expect_removed_by_warden
   for _ in $(seq 100); do [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] && break; sleep 0.2; done
   [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] || fail "the job is still queued: $(squeue -h -j "$array")"
   echo "PASS: no sandbox outlived its deadline after the job was ended ($case_name)" ;;

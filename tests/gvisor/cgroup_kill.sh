@@ -39,20 +39,35 @@ tool_containers() {
     jq -r '.[] | "\(.Names[0][1:]) \(.State) \(.Created) \(.Labels["plb-sandbox.expires-after"] // "none")"'
 }
 
-# Waits until no container of the tool's is left (one whose create was in flight at the kill may
-# appear late, and counts too). Fails if any still exists MARGIN seconds past its deadline
-# (creation + its expires-after label) or carries no deadline.
+# Watches the tool's containers for at least WATCH seconds and until none is left (one whose
+# create was in flight at the kill may appear late, and counts too). Fails if any still exists
+# MARGIN seconds past its deadline (creation + its expires-after label) or carries no deadline.
+# Leaves the names it saw in $bounded_seen.
+bounded_seen=
 expect_bounded_by_deadlines() {
-  local allowed=$1 listed now name state created after
-  for _ in $(seq 1 1500); do
+  local allowed=$1 until=$(( $(date +%s) + $2 )) listed now name state created after
+  bounded_seen=
+  for _ in $(seq 1 3000); do
     listed=$(tool_containers)
-    [ -z "$listed" ] && return 0
     now=$(date +%s)
+    [ -z "$listed" ] && [ "$now" -ge "$until" ] && return 0
     while read -r name state created after; do
+      [ -n "$name" ] || continue
+      grep -qw "$name" <<<"$bounded_seen" || bounded_seen="$bounded_seen $name"
       [ "$after" = none ] && fail "$name carries no deadline label"
       [ "$now" -gt "$((created + after + allowed))" ] && fail "$name ($state) still exists $((now - created - after)) s past its deadline"
     done <<<"$listed"
     sleep 0.1
   done
   fail "containers of the tool remain: $(tool_containers)"
+}
+
+# Each container in $bounded_seen was removed by the warden (its log says so): nothing else of the
+# tool was left to do it.
+expect_removed_by_warden() {
+  local name
+  for name in $bounded_seen; do
+    grep -q "plb-sandbox warden: removed $name: " /var/log/plb-sandbox-warden.log ||
+      fail "the warden's log does not record removing $name: $(tail -n 3 /var/log/plb-sandbox-warden.log)"
+  done
 }

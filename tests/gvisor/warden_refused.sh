@@ -13,6 +13,7 @@ pid=$(sed -n 's/^plb-sandbox-warden pid=\([0-9]*\) .*/\1/p' <<<"$status")
 [ -n "$pid" ] || fail "no PID in: $status"
 work=$(mktemp -d)
 trap 'kill -CONT "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+before=$(docker ps -aq --filter label=plb-sandbox.run | sort)
 kill -STOP "$pid"
 
 set +e
@@ -30,6 +31,7 @@ grep -q 'fix: start it: systemctl enable --now plb-sandbox-warden' <<<"$doctor" 
 [ "$score_rc" = 3 ] || fail "sandbox-score exited $score_rc with the warden stopped, expected 3"
 grep -q 'host_refused: .*warden' <<<"$score" || fail "sandbox-score did not name the warden"
 [ ! -e "$work/out.csv" ] || fail "an output was written"
+[ "$(docker ps -aq --filter label=plb-sandbox.run | sort)" = "$before" ] || fail "a container was created while the warden did not answer"
 
 kill -CONT "$pid"
 trap 'rm -rf "$work"' EXIT

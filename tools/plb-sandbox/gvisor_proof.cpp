@@ -116,6 +116,8 @@ std::optional<refusal> prove_gvisor(const proof_request& r, gvisor_proof& proof)
   const completed_run done = container.run(req, monitor);
   if (done.outcome.interrupted_by) throw interrupted{done.outcome.interrupted_by};
   if (!done.cleanup_problem.empty()) fail(sandbox::verdict::cleanup_failed, done.cleanup_problem);
+  if (done.outcome.reaper_lost)
+    fail(sandbox::verdict::runtime_failed, "the gVisor probe's reaper process died, so the probe was stopped");
   if (!done.outcome.start_problem.empty()) fail(sandbox::verdict::internal_error, done.outcome.start_problem);
   if (done.outcome.timed_out || !done.state || done.state->exit_code != 0) return probe_failure(done);
 

@@ -66,19 +66,7 @@ std::optional<refusal> daemon_answers(check_context& c, std::string& detail) {
 
 // No run starts unless something outside the tool will end it (warden.hpp).
 std::optional<refusal> deadline_warden(check_context&, std::string& detail) {
-  std::string problem;
-  const auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
-  const std::string fix =
-      "start it: systemctl enable --now plb-sandbox-warden (hosts without systemd: plb-sandbox-setup-host, "
-      "or `setsid plb-sandbox warden >>/var/log/plb-sandbox-warden.log 2>&1 &`)";
-  if (!status) return refusal{problem, fix};
-  const auto stale = std::chrono::duration_cast<std::chrono::milliseconds>(warden_stale).count();
-  if (status->last_pass_ms < 0 || status->last_pass_ms > stale)
-    return refusal{"the warden (pid " + std::to_string(status->pid) + ") has not reached the daemon for " +
-                       (status->last_pass_ms < 0 ? std::string("any pass yet")
-                                                 : std::to_string(status->last_pass_ms / 1000) + " s"),
-                   "see its log; restart it once dockerd answers"};
-  detail = "pid " + std::to_string(status->pid) + ", last pass " + std::to_string(status->last_pass_ms) + " ms ago";
+  if (auto r = check_warden(detail)) return refusal{r->detail, r->fix};
   return std::nullopt;
 }
 

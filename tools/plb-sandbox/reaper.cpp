@@ -34,8 +34,11 @@ struct reaper_plan {
   std::string kill_stuck, remove_stuck;  // those lines, written before fork
 };
 
-// The daemon confirmed: 204 removed or killed, 404 no such container, 409 not running.
-bool confirmed(int status) noexcept { return status == 204 || status == 404 || status == 409; }
+// The daemon confirmed a removal: 204 removed, 404 no such container (any more).
+bool confirmed(int status) noexcept { return status == 204 || status == 404; }
+// ... or a kill: 204 killed, 409 not running. A 404 confirms nothing here: a slow client may
+// still create the container.
+bool kill_confirmed(int status) noexcept { return status == 204 || status == 409; }
 
 // The tool is gone: stop the client so nothing starts the container again, then remove it by
 // name until the daemon confirms, and keep doing so until `until`: a client that was slow to
@@ -84,11 +87,12 @@ bool confirmed(int status) noexcept { return status == 204 || status == 404 || s
     const int ready = ::poll(&p, 1, timeout);
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) {  // the tool is alive but its run is past wall + grace: stop the container
-      killed = confirmed(engine_call(plan.address, plan.kill_request));
-      if (!killed) {  // not confirmed: try again shortly, and say so once
-        if (!kill_logged) log_once(plan.log_path, plan.kill_stuck);
-        kill_logged = true;
-        deadline = now_ms() + 250;
+      const int status = engine_call(plan.address, plan.kill_request);
+      killed = kill_confirmed(status);
+      if (!killed) {  // not there yet (404), or not confirmed: try again shortly, and say so once
+        if (status != 404 && !kill_logged) log_once(plan.log_path, plan.kill_stuck);
+        kill_logged |= status != 404;
+        deadline = now_ms() + (status == 404 ? 1000 : 250);
       }
       continue;
     }
@@ -138,8 +142,14 @@ reaper::reaper(const std::string& socket_path, const std::string& container_name
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     fail(sandbox::verdict::internal_error, "cannot start the reaper: " + std::string(std::strerror(errno)));
-  unique_fd read_end(fds[0]);
-  pipe_.reset(fds[1]);
+  // Both ends above the standard descriptors: a tool started with fd 0, 1 or 2 closed would get
+  // one of them, and the child's dup2 of /dev/null onto 0-2 would then clobber its pipe.
+  unique_fd read_end(::fcntl(fds[0], F_DUPFD_CLOEXEC, 3));
+  pipe_.reset(::fcntl(fds[1], F_DUPFD_CLOEXEC, 3));
+  ::close(fds[0]);
+  ::close(fds[1]);
+  if (!read_end || !pipe_)
+    fail(sandbox::verdict::internal_error, "cannot start the reaper: " + std::string(std::strerror(errno)));
 
   const pid_t first = ::fork();
   if (first < 0)

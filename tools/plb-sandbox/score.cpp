@@ -16,6 +16,7 @@
 #include "run_directory.hpp"
 #include "run_id.hpp"
 #include "sweep.hpp"
+#include "warden.hpp"
 
 #ifndef PLB_SANDBOX_VERSION
 #define PLB_SANDBOX_VERSION "unknown"
@@ -95,6 +96,13 @@ sandbox::provenance_record provenance_of(const score_request& request, const hos
   return rec;
 }
 
+// A batch hands its one preflight to every line, but the warden is asked again for each: a
+// warden that died mid-batch must not leave the later lines without their bound.
+void require_warden() {
+  std::string detail;
+  if (const auto r = check_warden(detail)) fail(verdict::host_refused, r->detail + ": " + r->fix);
+}
+
 }  // namespace
 
 prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel) {
@@ -127,6 +135,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   const docker_engine engine;
   const host_facts host =
       hooks.host ? *hooks.host : preflight(engine, request.image, request.limits, dir.docker_config_dir(), cancel);
+  if (hooks.host) require_warden();
   cancel.check();
   // What runs killed before they could clean up left behind goes before anything new starts.
   if (!hooks.host) sweep_orphans(engine);

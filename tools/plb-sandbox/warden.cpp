@@ -5,23 +5,34 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
 #include "file_io.hpp"
+#include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "sweep.hpp"
 
 namespace plb::tool {
 namespace {
 
-// Digits only, at most nine of them (wall times are bounded to an hour): nothing else is a deadline.
+// The longest deadline any run can have: the wall time's upper bound (limits.hpp) + the grace.
+constexpr std::int64_t longest_deadline() noexcept {
+  for (const auto& row : sandbox::limit_table)
+    if (row.field == sandbox::limit_field::wall_seconds)
+      return static_cast<std::int64_t>(row.max + sandbox::policy_constants::deadline_grace_seconds);
+  return 0;
+}
+static_assert(longest_deadline() > static_cast<std::int64_t>(sandbox::policy_constants::probe_wall_seconds));
+
+// Digits only; a value past the longest deadline is clamped to it, so no label buys more time.
 std::optional<std::int64_t> seconds_of(const std::string& label) noexcept {
-  if (label.empty() || label.size() > 9) return std::nullopt;
+  if (label.empty()) return std::nullopt;
   std::int64_t v = 0;
   for (char c : label) {
     if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
+    v = std::min(v * 10 + (c - '0'), longest_deadline());
   }
   return v;
 }
@@ -55,7 +66,7 @@ std::vector<overdue_container> overdue(const std::vector<labelled_container>& li
 
 std::string render_warden_status(const warden_status& s) {
   return "plb-sandbox-warden pid=" + std::to_string(s.pid) + " last-pass-ms=" + std::to_string(s.last_pass_ms) +
-         " removed=" + std::to_string(s.removed) + "\n";
+         " removed=" + std::to_string(s.removed) + " stuck=" + std::to_string(s.stuck) + "\n";
 }
 
 std::optional<warden_status> parse_warden_status(const std::string& line) noexcept try {
@@ -63,8 +74,11 @@ std::optional<warden_status> parse_warden_status(const std::string& line) noexce
   const auto pid = field(line, "pid");
   const auto age = field(line, "last-pass-ms");
   const auto removed = field(line, "removed");
-  if (!pid || !age || !removed || *pid <= 0 || *age < -1 || *removed < 0) return std::nullopt;
-  return warden_status{static_cast<long>(*pid), *age, static_cast<std::uint64_t>(*removed)};
+  // A warden of an earlier build counts no stuck containers: absent reads as none.
+  const auto stuck = line.find(" stuck=") == std::string::npos ? std::optional<std::int64_t>(0) : field(line, "stuck");
+  if (!pid || !age || !removed || !stuck || *pid <= 0 || *age < -1 || *removed < 0 || *stuck < 0) return std::nullopt;
+  return warden_status{static_cast<long>(*pid), *age, static_cast<std::uint64_t>(*removed),
+                       static_cast<std::uint64_t>(*stuck)};
 } catch (...) {
   return std::nullopt;
 }
@@ -104,10 +118,35 @@ std::optional<warden_status> ping_warden(const std::string& socket_path, std::ch
     line.append(buf, static_cast<std::size_t>(n));
   }
   auto status = parse_warden_status(line);
-  if (!status)
+  if (!status) {
     problem = "the warden at " + socket_path + " did not answer within " + std::to_string(timeout.count()) +
               " ms with a status line";
+    return std::nullopt;
+  }
+  status->pid = peer.pid;  // the kernel's word, not the line's: callers signal this PID
   return status;
+}
+
+std::optional<warden_refusal> check_warden(std::string& detail) {
+  std::string problem;
+  const auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
+  const std::string fix =
+      "start it: systemctl enable --now plb-sandbox-warden (without systemd: plb-sandbox-setup-host, or "
+      "/usr/share/plb-sandbox/start-warden /usr/bin/plb-sandbox)";
+  if (!status) return warden_refusal{problem, fix};
+  const std::string who = "the warden (pid " + std::to_string(status->pid) + ")";
+  const auto stale = std::chrono::duration_cast<std::chrono::milliseconds>(warden_stale).count();
+  if (status->last_pass_ms < 0 || status->last_pass_ms > stale)
+    return warden_refusal{who + " has not reached the daemon for " +
+                              (status->last_pass_ms < 0 ? std::string("any pass yet")
+                                                        : std::to_string(status->last_pass_ms / 1000) + " s"),
+                          "see its log; restart it once dockerd answers"};
+  if (status->stuck > 0)
+    return warden_refusal{who + " cannot remove " + std::to_string(status->stuck) + " container(s) " +
+                              std::to_string(warden_stuck_seconds) + " s or more past their deadline",
+                          "see its log and dockerd's; remove them by hand (docker rm -f) once the daemon can"};
+  detail = "pid " + std::to_string(status->pid) + ", last pass " + std::to_string(status->last_pass_ms) + " ms ago";
+  return std::nullopt;
 }
 
 }  // namespace plb::tool

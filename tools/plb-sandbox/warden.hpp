@@ -39,14 +39,20 @@ struct overdue_container {
 };
 
 // The tool's containers (name and run label agree) whose deadline has passed at `now` (Unix
-// seconds). A container without a well-formed deadline label is not the warden's to judge.
+// seconds). A container without a deadline label of digits is not the warden's to judge; a label
+// past the longest wall time + grace counts as that (no run may be given longer).
 std::vector<overdue_container> overdue(const std::vector<labelled_container>& listed, std::int64_t now);
 
-// What a warden answers: "plb-sandbox-warden pid=<n> last-pass-ms=<n> removed=<n>".
+// A container this long past its deadline and still there means the warden cannot remove it
+// (the daemon refuses, or runsc hangs on the kill): no new run is admitted then.
+inline constexpr std::int64_t warden_stuck_seconds = 30;
+
+// What a warden answers: "plb-sandbox-warden pid=<n> last-pass-ms=<n> removed=<n> stuck=<n>".
 struct warden_status {
-  long pid = 0;
+  long pid = 0;                    // ping_warden replaces it with the peer's, from the kernel
   std::int64_t last_pass_ms = -1;  // age of the last complete pass; -1: none yet
   std::uint64_t removed = 0;
+  std::uint64_t stuck = 0;  // containers still there warden_stuck_seconds past their deadline
 };
 std::string render_warden_status(const warden_status& s);
 std::optional<warden_status> parse_warden_status(const std::string& line) noexcept;
@@ -55,6 +61,13 @@ std::optional<warden_status> parse_warden_status(const std::string& line) noexce
 // when nothing answers, the answer is malformed, or the peer is not root.
 std::optional<warden_status> ping_warden(const std::string& socket_path, std::chrono::milliseconds timeout,
                                          std::string& problem);
+
+// The preflight's question: nullopt when the warden answers, is current and removes what it must;
+// otherwise what is wrong and the fix. Every run asks it, a batch's lines included.
+struct warden_refusal {
+  std::string detail, fix;
+};
+std::optional<warden_refusal> check_warden(std::string& detail);
 
 // Runs the service until SIGTERM or SIGINT; returns the exit code. One warden per host: a second
 // one finds the lock taken and exits 0 at once, saying so.

@@ -41,9 +41,11 @@ void log_line(const std::string& text) {
 struct shared_state {
   std::atomic<std::int64_t> last_pass{-1};  // monotonic ms of the last complete pass
   std::atomic<std::uint64_t> removed{0};
+  std::atomic<std::uint64_t> stuck{0};  // at the last pass: overdue by warden_stuck_seconds, still there
 };
 
-// The directory is root's and writable by root only, so only root can have bound the socket.
+// The directory is root's and writable by root only, so only root can have bound the socket; the
+// socket itself is root's alone (0600: the tool runs as root), so no other user can flood it.
 unique_fd claim_directory(const std::string& socket_path) {
   const std::string dir = socket_path.substr(0, socket_path.rfind('/'));
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
@@ -65,7 +67,7 @@ unique_fd listen_on(const std::string& socket_path) {
   ::unlink(socket_path.c_str());  // a dead warden's; the lock says no live one holds it
   unique_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!s || ::bind(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-      ::chmod(socket_path.c_str(), 0666) != 0 || ::listen(s.get(), 16) != 0)
+      ::chmod(socket_path.c_str(), 0600) != 0 || ::listen(s.get(), 16) != 0)
     fail(sandbox::verdict::host_refused, "cannot listen on " + socket_path + ": " + std::strerror(errno));
   return s;
 }
@@ -76,14 +78,16 @@ void answer(int listener, const shared_state& state) {
   while (true) {
     const int c = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (c < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      return;
+      // Out of descriptors or memory for a moment: answering stops only as long as that lasts.
+      if (errno != EINTR && errno != ECONNABORTED) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
     }
     const unique_fd client(c);
     const timeval tv{1, 0};
     ::setsockopt(client.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     const std::int64_t last = state.last_pass.load();
-    warden_status s{static_cast<long>(::getpid()), last < 0 ? -1 : monotonic_ms() - last, state.removed.load()};
+    warden_status s{static_cast<long>(::getpid()), last < 0 ? -1 : monotonic_ms() - last, state.removed.load(),
+                    state.stuck.load()};
     (void)write_all(client.get(), render_warden_status(s));
   }
 }
@@ -99,9 +103,11 @@ void pass(const docker_engine& engine, shared_state& state, bool& daemon_down) {
   }
   if (daemon_down) log_line("the Docker daemon answers again");
   daemon_down = false;
+  std::uint64_t stuck = 0;
   for (const auto& o : overdue(*listed, std::time(nullptr))) {
     const auto removed = engine.remove(o.name);
     if (!removed) {
+      stuck += o.seconds_past >= warden_stuck_seconds ? 1 : 0;
       log_line("could not remove " + o.name + " (" + removed.error().message() + "); retrying");
       continue;
     }
@@ -109,6 +115,7 @@ void pass(const docker_engine& engine, shared_state& state, bool& daemon_down) {
     state.removed.fetch_add(1);
     log_line("removed " + o.name + ": " + std::to_string(o.seconds_past) + " s past its deadline");
   }
+  state.stuck.store(stuck);
   state.last_pass.store(monotonic_ms());
 }
 
