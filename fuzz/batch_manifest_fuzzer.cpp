@@ -40,7 +40,12 @@ std::string render(const sb::manifest_entry& e) {
   if (e.data) s += ",\"data\":" + quoted(*e.data);
   if (e.features) {
     s += ",\"features\":[";
-    for (std::size_t i = 0; i < e.features->size(); ++i) s += (i ? "," : "") + quoted((*e.features)[i]);
+    // Appended in two steps: `(i ? "," : "") + std::string` trips GCC 12's -Wrestrict false
+    // positive (PR 105651) in a Release build.
+    for (std::size_t i = 0; i < e.features->size(); ++i) {
+      if (i) s += ',';
+      s += quoted((*e.features)[i]);
+    }
     s += "]";
   }
   if (e.task) s += ",\"task_type\":" + quoted(std::string(sb::name(*e.task)));

@@ -76,7 +76,8 @@ std::string summary_text(const std::string& message) {
   bool printable = true;
   for (const char c : message) printable &= c >= 0x20 && c <= 0x7e;
   std::string text = printable ? message : one_line(message);
-  if (!text.empty() && std::string_view("=+-@").find(text.front()) != std::string_view::npos) text.insert(0, "'");
+  // insert(0, 1, c), not insert(0, "'"): GCC 12's -Wrestrict false positive (PR 105651) in Release.
+  if (!text.empty() && std::string_view("=+-@").find(text.front()) != std::string_view::npos) text.insert(0, 1, '\'');
   return text;
 }
 
@@ -88,9 +89,16 @@ std::string render_summary_csv(const std::vector<batch_item>& items, const std::
     out += r.exit_code ? std::to_string(*r.exit_code) : std::string();
     out += ",";
     append_csv_field(out, r.message);  // printable: only , and " can make it quoted
-    out += "," + number_text(r.wall) + "," + number_text(r.cpu) + ",";
+    // Appended piece by piece: "," + a temporary trips GCC 12's -Wrestrict (PR 105651) in Release.
+    out += ',';
+    out += number_text(r.wall);
+    out += ',';
+    out += number_text(r.cpu);
+    out += ',';
     out += r.memory_peak ? std::to_string(*r.memory_peak) : std::string();
-    out += "," + r.predictions_sha256 + "\n";
+    out += ',';
+    out += r.predictions_sha256;
+    out += '\n';
   }
   return out;
 }
