@@ -25,7 +25,9 @@ struct host_facts {
   std::string runtime_version;   // first line of `runsc --version`
   std::string runtime_release;   // its release date, "20240729"
   std::string runtime_platform;  // from the daemon's runtime arguments, "systrap"
-  std::string guest_kernel;      // the release a sandboxed process sees
+  std::string runtime_sha256;    // of the binary, when its identity was taken (runsc_identity.hpp)
+  bool identity_from_cache = false;
+  std::string guest_kernel;  // the release a sandboxed process sees
   std::string host_kernel;
   bool proof_from_cache = false;
 };
