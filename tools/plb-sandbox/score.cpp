@@ -120,8 +120,42 @@ prepared_inputs prepare_inputs(const score_request& request, const cancellation*
   return p;
 }
 
+namespace {
+
+docker_run_request run_request(const score_request& request, const sandbox::sandbox_policy& spec,
+                               std::string_view document, const run_directory& dir, const run_hooks& hooks) {
+  docker_run_request run;
+  run.arguments = spec.docker_run_arguments();
+  run.stdin_data = document;
+  run.wall = std::chrono::seconds(request.limits.wall_seconds);
+  run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
+  run.environment = docker_client_environment(dir.docker_config_dir());
+  run.on_progress = hooks.on_progress;
+  run.cancel = &hooks.cancel;
+  return run;
+}
+
+// Ends one phase of the run at a time, in order (score.hpp's run_report::phases).
+class phase_clock {
+ public:
+  explicit phase_clock(sandbox::scoring_phases& phases) : phases_(phases) {}
+  void end(double sandbox::scoring_phases::*phase) {
+    const auto now = std::chrono::steady_clock::now();
+    phases_.*phase = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  sandbox::scoring_phases& phases_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
 void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report) {
+  using phases = sandbox::scoring_phases;
   const cancellation& cancel = hooks.cancel;
+  phase_clock clock(report.phases);
   const std::string run_id = new_run_id();
   run_directory dir(run_id);
   const docker_engine engine;
@@ -131,6 +165,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   // What runs killed before they could clean up left behind goes before anything new starts.
   if (!hooks.host) sweep_orphans(engine);
   cancel.check();
+  clock.end(&phases::preflight);
   // The reaper is forked now, while the process is small, and watches the name from here on.
   container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id,
                           std::chrono::seconds(request.limits.wall_seconds));
@@ -143,19 +178,15 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   const auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
   cancel.check();
 
-  docker_run_request run;
-  run.arguments = spec.docker_run_arguments();
-  run.stdin_data = in.document;
-  run.wall = std::chrono::seconds(request.limits.wall_seconds);
-  run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
-  run.environment = docker_client_environment(dir.docker_config_dir());
-  run.on_progress = hooks.on_progress;
-  run.cancel = &cancel;
-
+  const docker_run_request run = run_request(request, spec, in.document, dir, hooks);
   const std::string started_at = utc_now();
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
+  clock.end(&phases::start);
   const completed_run done = container.run(run, monitor);
   const docker_run_outcome& out = done.outcome;
+  clock.end(&phases::cleanup);  // the client's life, then the cleanup after it
+  report.phases.run = out.elapsed.count();
+  report.phases.cleanup = std::max(0.0, report.phases.cleanup - report.phases.run);
   report.usage = usage_of(out);
   // A container that may remain is reported as such, even when a stop request ended the run.
   if (!done.cleanup_problem.empty()) fail(verdict::cleanup_failed, done.cleanup_problem);
@@ -175,6 +206,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   }
   report.predictions_path = request.output;
   report.provenance_path = request.provenance;
+  clock.end(&phases::publish);
 }
 
 }  // namespace plb::tool
