@@ -13,7 +13,7 @@
 set -euo pipefail
 tool=$1
 case_name=$2
-examples=$3
+examples=$(cd "$3" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 fail() { echo "FAIL ($case_name): $*"; exit 1; }
@@ -51,7 +51,8 @@ case $case_name in
       || fail "the warming run failed"
     traced "$work/trace" "$tool" batch --manifest "$work/manifest.jsonl" --output-dir "$work/out" "${flags[@]}" \
       --jobs 1 >/dev/null || fail "the traced batch failed"
-    [ "$(grep -c ',success,' "$work/out/batch-summary.csv")" = 3 ] || fail "not every line succeeded"
+    [ "$(grep -c ',success,' "$work/out/batch-summary.csv")" = 3 ] \
+      || { cat "$work/out/batch-summary.csv"; fail "not every line succeeded"; }
     mode=(--lines=3)
     ;;
   *) fail "unknown case" ;;
