@@ -53,6 +53,7 @@ std::optional<refusal> docker_client(check_context&, std::string& detail) {
 }
 
 std::optional<refusal> daemon_answers(check_context& c, std::string& detail) {
+  c.answers = prefetch(c.what);  // the other round trips go at once, alongside this one
   auto info = c.what.engine.info();
   if (!info) {
     const bool down = info.error().what == engine_error::kind::unreachable;
@@ -65,9 +66,14 @@ std::optional<refusal> daemon_answers(check_context& c, std::string& detail) {
 }
 
 // No run starts unless something outside the tool will end it (warden.hpp).
-std::optional<refusal> deadline_warden(check_context&, std::string& detail) {
+std::optional<refusal> deadline_warden(check_context& c, std::string& detail) {
+  // Asked by daemon_answers, which this row needs.
   std::string problem;
-  const auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
+  std::optional<warden_status> status;
+  if (c.answers.warden.valid())
+    std::tie(status, problem) = c.answers.warden.get();
+  else
+    status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
   const std::string fix =
       "start it: systemctl enable --now plb-sandbox-warden (hosts without systemd: plb-sandbox-setup-host, "
       "or `setsid plb-sandbox warden >>/var/log/plb-sandbox-warden.log 2>&1 &`)";

@@ -53,7 +53,8 @@ std::optional<refusal> runsc_release_check(check_context& c, std::string& detail
 
 std::optional<refusal> image_is_present(check_context& c, std::string& detail) {
   const sandbox::image_id& image = *c.what.image;
-  auto found = c.what.engine.inspect_image(image);
+  // Asked by daemon_answers, which this row needs.
+  auto found = c.answers.image.valid() ? c.answers.image.get() : c.what.engine.inspect_image(image);
   if (!found) return refusal{found.error().message(), "check dockerd"};
   if (!*found)
     return refusal{"image " + image.str() + " is not present locally (it is never pulled)",

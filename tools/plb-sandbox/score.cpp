@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <future>
 
 #include "container_run.hpp"
 #include "judge.hpp"
@@ -122,6 +123,24 @@ prepared_inputs prepare_inputs(const score_request& request, const cancellation*
 
 namespace {
 
+// A run's inputs read and verified, its policy, and the script's snapshot in the run directory.
+struct staged_inputs {
+  prepared_inputs in;
+  sandbox::sandbox_policy spec;
+  script_snapshot snapshot;
+};
+
+staged_inputs stage_inputs(const score_request& request, const run_directory& dir, const std::string& run_id,
+                           const cancellation& cancel) {
+  prepared_inputs in = prepare_inputs(request, &cancel);
+  cancel.check();
+  // The spec is built first, so the snapshot belongs to exactly the user the sandbox runs as.
+  auto spec = build_policy(request, dir.path() + "/" + snapshot_file_name, run_id);
+  auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
+  cancel.check();
+  return {std::move(in), std::move(spec), std::move(snapshot)};
+}
+
 docker_run_request run_request(const score_request& request, const sandbox::sandbox_policy& spec,
                                std::string_view document, const run_directory& dir, const run_hooks& hooks) {
   docker_run_request run;
@@ -159,26 +178,27 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   const std::string run_id = new_run_id();
   run_directory dir(run_id);
   const docker_engine engine;
-  const host_facts host =
-      hooks.host ? *hooks.host : preflight(engine, request.image, request.limits, dir.docker_config_dir(), cancel);
-  cancel.check();
-  // What runs killed before they could clean up left behind goes before anything new starts.
-  if (!hooks.host) sweep_orphans(engine);
-  cancel.check();
-  clock.end(&phases::preflight);
-  // The reaper is forked now, while the process is small, and watches the name from here on.
+  // The reaper is forked first, while the process is smallest, and watches the name from here on
+  // (should the run end before its client starts, it is released without a word to the daemon).
   container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id,
                           std::chrono::seconds(request.limits.wall_seconds));
-
-  const prepared_inputs in = prepare_inputs(request, &cancel);
+  // The inputs need no host: with a preflight to wait for, they are staged alongside it.
+  auto staging = std::async(hooks.host ? std::launch::deferred : std::launch::async,
+                            [&] { return stage_inputs(request, dir, run_id, cancel); });
+  labelled_list listed;
+  const host_facts host =
+      hooks.host ? *hooks.host
+                 : preflight(engine, request.image, request.limits, dir.docker_config_dir(), cancel, &listed);
   cancel.check();
-  // The spec is built first, so the snapshot belongs to exactly the user the sandbox runs as.
-  const std::string snapshot_path = dir.path() + "/" + snapshot_file_name;
-  const auto spec = build_policy(request, snapshot_path, run_id);
-  const auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
+  // What runs killed before they could clean up left behind goes before anything new starts.
+  if (!hooks.host) sweep_orphans(engine, std::move(listed));
+  cancel.check();
+  clock.end(&phases::preflight);
+  const staged_inputs staged = staging.get();
+  const prepared_inputs& in = staged.in;
   cancel.check();
 
-  const docker_run_request run = run_request(request, spec, in.document, dir, hooks);
+  const docker_run_request run = run_request(request, staged.spec, in.document, dir, hooks);
   const std::string started_at = utc_now();
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
   clock.end(&phases::start);
@@ -196,7 +216,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
 
   const std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows());
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
-  sandbox::provenance_record rec = provenance_of(request, host, in, snapshot.digest, csv_text, *report.usage);
+  sandbox::provenance_record rec = provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage);
   rec.started_at = started_at;
   cancel.check();
   publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));

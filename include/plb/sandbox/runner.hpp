@@ -72,8 +72,9 @@ struct scoring_options {
 // Where a run's time went, in seconds: the tool's own phases around the sandbox's (what
 // ci/bench-e2e splits the tool's cost into). Zero for a phase the run did not reach.
 struct scoring_phases {
-  double preflight = 0;  // the host checks and the sweep (a batch line has none: the batch made them)
-  double start = 0;      // the reaper, the inputs and the snapshot, up to the docker client's launch
+  double preflight = 0;  // the reaper, the host checks and the sweep, with the inputs read alongside
+                         // (a batch line has no checks or sweep: the batch made them)
+  double start = 0;      // what remains of the inputs and the snapshot, up to the docker client's launch
   double run = 0;        // the docker client's life: the container created, run and exited
   double cleanup = 0;    // the container inspected, and its removal confirmed
   double publish = 0;    // the predictions checked and both outputs written
