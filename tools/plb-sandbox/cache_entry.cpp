@@ -10,7 +10,7 @@
 namespace plb::tool {
 namespace {
 
-constexpr std::size_t max_entry_bytes = 64 * 1024;
+constexpr std::size_t max_entry_bytes = std::size_t{64} * 1024;
 
 // The subdirectory, opened without following a link, if it is root's and nobody else can write it.
 unique_fd open_subdir(const char* subdir, bool create) {

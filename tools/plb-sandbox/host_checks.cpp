@@ -34,7 +34,7 @@ prefetched prefetch(const host_inspection& what) {
   p.warden = std::async(std::launch::async, [] {
     std::string problem;
     auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
-    return std::pair{std::move(status), std::move(problem)};
+    return std::pair{status, std::move(problem)};
   });
   if (what.sweep_list) p.labelled = std::async(std::launch::async, [&engine] { return engine.list_labelled(); });
   return p;
