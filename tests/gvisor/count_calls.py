@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""count_calls.py TRACE BUDGET RUNTIME --lines=N: counts what one traced run (or a batch
-of N lines run with --jobs 1) cost outside the sandbox against the tool's call budget (tools/plb-sandbox/call_budget.hpp,
-as `explain --json` prints it under "call_budget"), prints every count against its allowance, and
-exits 1 when any count exceeds it or a call matches no row.
+"""count_calls.py TRACE BUDGET RUNTIME --lines=N: counts what one traced run (or a batch of N
+lines run with --jobs 1) cost outside the sandbox against the tool's call budget
+(tools/plb-sandbox/call_budget.hpp, as `explain --json` prints it under "call_budget"), prints
+every count against its allowance, and exits 1 when any count exceeds it, a call matches no row, or a fixed call (one whose count does
+not grow with the run) is missing: a budget that no longer describes the run, or a tracer that
+stopped seeing the calls, must not pass.
 
 TRACE comes from `strace -f -Y -yy -tt -q -s 300 -e trace=execve,connect,write,sendto,sendmsg
 -e signal=none`: -Y names each process (the docker client is "docker", the tool and its reaper
@@ -159,6 +161,8 @@ def check(trace_path, budget, runtime, expected_lines):
         lines.append(f"exec {program}: {n} (budget {allowed})")
         if n > allowed:
             problems.append(f"exec {program}: {n}, budget {allowed}")
+    if exec_counts.get("/usr/bin/docker", 0) == 0:
+        problems.append("the trace shows no exec of the docker client")
     for (scope, key), n in counts.items():
         if scope is not None and key[1] == "preflight":
             problems.append(f"line {scope + 1} repeats the preflight's {key[2]} {key[3]} ({n})")
@@ -176,6 +180,10 @@ def check(trace_path, budget, runtime, expected_lines):
                 lines.append(f"{label}: {key[0]} {key[1]} {key[2]} {key[3]}: {n} (budget {allowed})")
             if n > allowed:
                 problems.append(f"{label}: {key[0]} {key[2]} {key[3]} in {key[1]}: {n}, budget {allowed}")
+            elif n < allowed and all(r["extra"] == "none" for r in rs):
+                # A fixed call the trace does not show: the budget is stale, or the tracer went
+                # blind (a count of nothing proves nothing).
+                problems.append(f"{label}: {key[0]} {key[2]} {key[3]} in {key[1]}: {n}, expected {allowed}")
     lines.append(f"totals: execs {sum(exec_counts.values())}, engine requests by the tool {by_who['tool']}, "
                  f"by the docker client {by_who['client']}")
     return lines, problems
