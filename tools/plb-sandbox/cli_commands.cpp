@@ -58,6 +58,12 @@ void print_json(const sandbox::scoring_result& r) {
   o["provenance"] = r.provenance_path.empty() ? json::value(nullptr) : json::value(r.provenance_path);
   o["total_seconds"] = static_cast<double>(std::llround(r.total_seconds * 1000)) / 1000;
   o["usage"] = r.usage ? json::value(sandbox::to_json(*r.usage)) : json::value(nullptr);
+  const auto ms = [](double s) { return static_cast<double>(std::llround(s * 1e4)) / 1e4; };
+  o["phases"] = json::object{{"preflight", ms(r.phases.preflight)},
+                             {"start", ms(r.phases.start)},
+                             {"run", ms(r.phases.run)},
+                             {"cleanup", ms(r.phases.cleanup)},
+                             {"publish", ms(r.phases.publish)}};
   std::cout << json::serialize(o) << std::endl;
 }
 

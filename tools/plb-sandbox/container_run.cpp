@@ -9,6 +9,10 @@ container_run::container_run(const docker_engine& engine, std::string name, std:
 
 container_run::~container_run() {
   if (removed_) return;
+  if (!launched_) {  // no client was ever given the name, so no container can carry it
+    reaper_.release();
+    return;
+  }
   try {
     remove_container(engine_, name_);
     reaper_.release();
@@ -20,6 +24,7 @@ completed_run container_run::run(docker_run_request request, cgroup_monitor& mon
   request.container_name = name_;
   request.watcher = &reaper_;
   completed_run done;
+  launched_ = true;
   done.outcome = run_docker(request, engine_, monitor);
   done.daemon_lost = done.outcome.daemon_lost;
   try {

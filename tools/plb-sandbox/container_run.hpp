@@ -27,7 +27,8 @@ class container_run {
   // Starts the reaper for `name`, which will enforce `wall` (+ grace); construct it as soon as the
   // name is known.
   container_run(const docker_engine& engine, std::string name, std::chrono::milliseconds wall);
-  // Removes the container if run() did not get that far (best effort: the first error stands).
+  // Removes the container if run() did not get that far (best effort: the first error stands);
+  // before run(), only releases the reaper: nothing can have been created under the name.
   ~container_run();
   container_run(const container_run&) = delete;
   container_run& operator=(const container_run&) = delete;
@@ -43,6 +44,7 @@ class container_run {
   std::string name_;
   reaper reaper_;
   bool removed_ = false;
+  bool launched_ = false;  // run() was called: a docker client may have created the container
 };
 
 }  // namespace plb::tool

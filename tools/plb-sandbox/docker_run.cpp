@@ -19,6 +19,7 @@
 #include <boost/asio.hpp>
 #include <boost/process/v2.hpp>
 
+#include "call_budget.hpp"
 #include "child_process.hpp"
 #include "container_killer.hpp"
 #include "daemon_watch.hpp"
@@ -79,7 +80,8 @@ class watchdog_run {
       outcome_.timed_out = true;
       kill_container();
     });
-    sample();
+    // The first sample waits a period: asking for a container the client cannot yet have made is a 404.
+    schedule_sample();
     proc.async_wait([this](bp::error_code, int) { client_done(); });
     ctx_.run();
     killer_.stop();
@@ -164,15 +166,19 @@ class watchdog_run {
       outcome_.daemon_lost = true;  // no answer for daemon_watch's whole deadline, not one slow ping
     monitor_.sample();
     report_progress();
-    sampler_.expires_after(std::chrono::milliseconds(100));
-    sampler_.async_wait([this](bp::error_code e) {
-      if (!e && !client_exited_) sample();
-    });
+    schedule_sample();
     // A client still alive five seconds after the kill began is killed itself.
     if (first_kill_ && !client_exited_ && clock::now() - *first_kill_ > std::chrono::seconds(5) && process_) {
       bp::error_code ignore;
       process_->terminate(ignore);
     }
+  }
+
+  void schedule_sample() {
+    sampler_.expires_after(budget::sample_period);
+    sampler_.async_wait([this](bp::error_code e) {
+      if (!e && !client_exited_) sample();
+    });
   }
 
   void kill_container() {

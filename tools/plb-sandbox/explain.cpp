@@ -1,6 +1,8 @@
 #include "explain.hpp"
 
+#include "call_budget.hpp"
 #include "docker_run.hpp"
+#include "engine_transport.hpp"
 #include "failure.hpp"
 #include "run_directory.hpp"
 #include "score.hpp"
@@ -53,6 +55,33 @@ std::vector<std::string> explanation_lines(const explanation& e) {
   return lines;
 }
 
+namespace {
+
+// call_budget.hpp's rows, for the test that counts a real run against them.
+boost::json::object call_budget_json() {
+  namespace json = boost::json;
+  static constexpr const char* phases[] = {"preflight", "run", "cleanup"};
+  static constexpr const char* windows[] = {"none", "run", "until_created"};
+  json::array execs, engine;
+  for (const auto& x : budget::execs)
+    execs.push_back(json::object{{"program", x.program}, {"count", x.count}, {"reason", x.reason}});
+  for (const auto& c : budget::engine)
+    engine.push_back(json::object{{"who", c.who},
+                                  {"phase", phases[static_cast<int>(c.when)]},
+                                  {"method", c.method},
+                                  {"path", c.path},
+                                  {"count", c.count},
+                                  {"extra", windows[static_cast<int>(c.extra)]},
+                                  {"per_samples", c.per_samples},
+                                  {"reason", c.reason}});
+  return json::object{{"sample_period_ms", budget::sample_period.count()},
+                      {"api_prefix", std::string("/") + engine_api_version},
+                      {"execs", std::move(execs)},
+                      {"engine", std::move(engine)}};
+}
+
+}  // namespace
+
 boost::json::object explanation_json(const explanation& e) {
   namespace json = boost::json;
   json::array checks;
@@ -73,7 +102,8 @@ boost::json::object explanation_json(const explanation& e) {
       {"outputs", {{"predictions", e.request.output}, {"provenance", e.request.provenance}}},
       {"host", std::move(checks)},
       {"limits", std::move(limits)},
-      {"docker_argv", std::move(argv)}};
+      {"docker_argv", std::move(argv)},
+      {"call_budget", call_budget_json()}};
 }
 
 }  // namespace plb::tool

@@ -1,22 +1,18 @@
 #include "gvisor_proof.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <sstream>
 
 #include <boost/json.hpp>
 
+#include "cache_entry.hpp"
 #include "container_run.hpp"
 #include "failure.hpp"
-#include "file_io.hpp"
 #include "owner.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "run_directory.hpp"
 #include "run_id.hpp"
-#include "state_dirs.hpp"
+#include "runsc_identity.hpp"
 
 namespace plb::tool {
 namespace {
@@ -30,38 +26,17 @@ bool safe_release(const std::string& s) {
 
 // Everything that could change whether runsc is gVisor and runs this image.
 std::string proof_key(const proof_request& r) {
-  struct stat st {};
-  ::stat(r.runtime.path.c_str(), &st);
   std::ostringstream k;
   k << "v1\n" << r.daemon.id << '\n' << r.daemon.server_version << '\n' << r.runtime.path << '\n';
   for (const auto& a : r.runtime.args) k << a << '\0';
-  k << '\n'
-    << st.st_dev << ':' << st.st_ino << ':' << st.st_size << ':' << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec
-    << ':' << st.st_ctim.tv_sec << '.' << st.st_ctim.tv_nsec << '\n'
-    << r.image.str() << '\n'
-    << r.host_kernel << '\n';
+  k << '\n' << binary_identity(r.runtime.path) << '\n' << r.image.str() << '\n' << r.host_kernel << '\n';
   return sandbox::sha256_of(k.str()).digest.hex();
 }
 
 void store_proof(const std::string& key, const std::string& guest_kernel, const std::string& runtime_version) {
-  // Best effort: a cache that cannot be written only costs the next run a probe.
-  const unique_fd cache = open_cache_dir(true);
-  if (!cache) return;
-  ::mkdirat(cache.get(), proof_subdir, 0700);
-  const unique_fd dir(::openat(cache.get(), proof_subdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!dir) return;
-  const std::string name = key + ".json";
-  const std::string tmp = name + ".tmp." + std::to_string(::getpid());
-  const std::string text =
-      boost::json::serialize(boost::json::object{{"guest_kernel", guest_kernel}, {"runtime_version", runtime_version}});
-  {
-    const unique_fd out(::openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (!out || write_all(out.get(), text) != 0) {
-      ::unlinkat(dir.get(), tmp.c_str(), 0);
-      return;
-    }
-  }
-  if (::renameat(dir.get(), tmp.c_str(), dir.get(), name.c_str()) != 0) ::unlinkat(dir.get(), tmp.c_str(), 0);
+  store_cache_entry(proof_subdir, key + ".json",
+                    boost::json::serialize(
+                        boost::json::object{{"guest_kernel", guest_kernel}, {"runtime_version", runtime_version}}));
 }
 
 // What a probe that did not print a kernel release says about the host.
@@ -83,9 +58,8 @@ refusal probe_failure(const completed_run& done) {
 }  // namespace
 
 std::optional<gvisor_proof> cached_proof(const proof_request& r) {
-  // A proof is only as trustworthy as the directory it was read from.
-  if (!open_cache_dir(false)) return std::nullopt;
-  const auto text = read_small_file(std::string(cache_dir) + "/" + proof_subdir + "/" + proof_key(r) + ".json");
+  // A proof is only as trustworthy as the directories it was read from (cache_entry.hpp).
+  const auto text = read_cache_entry(proof_subdir, proof_key(r) + ".json");
   if (!text) return std::nullopt;
   boost::json::error_code ec;
   const auto v = boost::json::parse(*text, ec);

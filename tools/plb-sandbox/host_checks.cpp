@@ -24,11 +24,29 @@ const char* missing_reason(unsigned missing) {
 
 }  // namespace
 
+namespace checks {
+
+prefetched prefetch(const host_inspection& what) {
+  prefetched p;
+  const docker_engine& engine = what.engine;
+  if (what.image)
+    p.image = std::async(std::launch::async, [&engine, image = *what.image] { return engine.inspect_image(image); });
+  p.warden = std::async(std::launch::async, [] {
+    std::string problem;
+    auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
+    return std::pair{status, std::move(problem)};
+  });
+  if (what.sweep_list) p.labelled = std::async(std::launch::async, [&engine] { return engine.list_labelled(); });
+  return p;
+}
+
+}  // namespace checks
+
 std::vector<check_result> inspect_host(const host_inspection& what, host_facts& facts) {
   utsname u{};
   ::uname(&u);
   facts.host_kernel = u.release;
-  check_context context{what, facts, std::nullopt, {}};
+  check_context context{what, facts, std::nullopt, {}, {}};
   unsigned established = what.image ? image_given : nothing;
   std::vector<check_result> results;
   for (const std::span<const host_check> slice :
@@ -58,6 +76,7 @@ std::vector<check_result> inspect_host(const host_inspection& what, host_facts& 
       }
       results.push_back(std::move(r));
     }
+  if (what.sweep_list && context.answers.labelled.valid()) *what.sweep_list = context.answers.labelled.get();
   return results;
 }
 

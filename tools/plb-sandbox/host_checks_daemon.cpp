@@ -53,6 +53,7 @@ std::optional<refusal> docker_client(check_context&, std::string& detail) {
 }
 
 std::optional<refusal> daemon_answers(check_context& c, std::string& detail) {
+  c.answers = prefetch(c.what);  // the other round trips go at once, alongside this one
   auto info = c.what.engine.info();
   if (!info) {
     const bool down = info.error().what == engine_error::kind::unreachable;
@@ -65,8 +66,16 @@ std::optional<refusal> daemon_answers(check_context& c, std::string& detail) {
 }
 
 // No run starts unless something outside the tool will end it (warden.hpp).
-std::optional<refusal> deadline_warden(check_context&, std::string& detail) {
-  if (auto r = check_warden(detail)) return refusal{r->detail, r->fix};
+std::optional<refusal> deadline_warden(check_context& c, std::string& detail) {
+  // Asked by daemon_answers, which this row needs, alongside /info.
+  std::optional<warden_refusal> r;
+  if (c.answers.warden.valid()) {
+    const auto [status, problem] = c.answers.warden.get();
+    r = judge_warden(status, problem, detail);
+  } else {
+    r = check_warden(detail);
+  }
+  if (r) return refusal{r->detail, r->fix};
   return std::nullopt;
 }
 

@@ -28,11 +28,14 @@ std::optional<refusal> runsc_registered(check_context& c, std::string& detail) {
 
 std::optional<refusal> runsc_release_check(check_context& c, std::string& detail) {
   host_facts& f = c.facts;
-  f.runtime_version = runtime_version(f.runtime.path);
+  const runsc_identity id = identify_runsc(f.runtime);  // cached: no exec while the binary is the same
+  f.runtime_version = id.version;
+  f.runtime_sha256 = id.sha256;
+  f.identity_from_cache = id.from_cache;
   if (f.runtime_version.find("runsc") == std::string::npos)
     return refusal{f.runtime.path + " --version does not report runsc", "point the runsc runtime at gVisor's binary"};
-  f.runtime_release = runsc_release(f.runtime_version);
-  f.runtime_platform = runsc_platform(f.runtime.args);
+  f.runtime_release = id.release;
+  f.runtime_platform = id.platform;
   if (f.runtime_release.empty() || f.runtime_release < min_runsc_release)
     return refusal{"runsc " + (f.runtime_release.empty() ? f.runtime_version : f.runtime_release) +
                        " is older than the oldest gVisor plb-sandbox supports (" + min_runsc_release + ")",
@@ -44,13 +47,14 @@ std::optional<refusal> runsc_release_check(check_context& c, std::string& detail
                        " platform; the limits (host task budget, timings) are measured on systrap",
                    "set \"runtimeArgs\": [\"--network=none\", \"--platform=systrap\"] for runsc in "
                    "/etc/docker/daemon.json, then restart dockerd"};
-  detail = f.runtime_release + " on " + f.runtime_platform;
+  detail = f.runtime_release + " on " + f.runtime_platform + (f.identity_from_cache ? " (cached identity)" : "");
   return std::nullopt;
 }
 
 std::optional<refusal> image_is_present(check_context& c, std::string& detail) {
   const sandbox::image_id& image = *c.what.image;
-  auto found = c.what.engine.inspect_image(image);
+  // Asked by daemon_answers, which this row needs.
+  auto found = c.answers.image.valid() ? c.answers.image.get() : c.what.engine.inspect_image(image);
   if (!found) return refusal{found.error().message(), "check dockerd"};
   if (!*found)
     return refusal{"image " + image.str() + " is not present locally (it is never pulled)",

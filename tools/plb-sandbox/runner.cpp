@@ -21,6 +21,7 @@ sandbox::scoring_result score_to_result(const sandbox::scoring_request& request,
     result.exit_code = sandbox::exit_code(v);
     result.message = one_line(message);
     result.usage = run.usage;
+    result.phases = run.phases;
     result.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
   };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <future>
 
 #include "container_run.hpp"
 #include "judge.hpp"
@@ -128,43 +129,93 @@ prepared_inputs prepare_inputs(const score_request& request, const cancellation*
   return p;
 }
 
-void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report) {
-  const cancellation& cancel = hooks.cancel;
-  const std::string run_id = new_run_id();
-  run_directory dir(run_id);
-  const docker_engine engine;
-  const host_facts host =
-      hooks.host ? *hooks.host : preflight(engine, request.image, request.limits, dir.docker_config_dir(), cancel);
-  if (hooks.host) require_warden();
-  cancel.check();
-  // What runs killed before they could clean up left behind goes before anything new starts.
-  if (!hooks.host) sweep_orphans(engine);
-  cancel.check();
-  // The reaper is forked now, while the process is small, and watches the name from here on.
-  container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id,
-                          std::chrono::seconds(request.limits.wall_seconds));
+namespace {
 
-  const prepared_inputs in = prepare_inputs(request, &cancel);
+// A run's inputs read and verified, its policy, and the script's snapshot in the run directory.
+struct staged_inputs {
+  prepared_inputs in;
+  sandbox::sandbox_policy spec;
+  script_snapshot snapshot;
+};
+
+staged_inputs stage_inputs(const score_request& request, const run_directory& dir, const std::string& run_id,
+                           const cancellation& cancel) {
+  prepared_inputs in = prepare_inputs(request, &cancel);
   cancel.check();
   // The spec is built first, so the snapshot belongs to exactly the user the sandbox runs as.
-  const std::string snapshot_path = dir.path() + "/" + snapshot_file_name;
-  const auto spec = build_policy(request, snapshot_path, run_id);
-  const auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
+  auto spec = build_policy(request, dir.path() + "/" + snapshot_file_name, run_id);
+  auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
   cancel.check();
+  return {std::move(in), std::move(spec), std::move(snapshot)};
+}
 
+docker_run_request run_request(const score_request& request, const sandbox::sandbox_policy& spec,
+                               std::string_view document, const run_directory& dir, const run_hooks& hooks) {
   docker_run_request run;
   run.arguments = spec.docker_run_arguments();
-  run.stdin_data = in.document;
+  run.stdin_data = document;
   run.wall = std::chrono::seconds(request.limits.wall_seconds);
   run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
   run.environment = docker_client_environment(dir.docker_config_dir());
   run.on_progress = hooks.on_progress;
-  run.cancel = &cancel;
+  run.cancel = &hooks.cancel;
+  return run;
+}
 
+// Ends one phase of the run at a time, in order (score.hpp's run_report::phases).
+class phase_clock {
+ public:
+  explicit phase_clock(sandbox::scoring_phases& phases) : phases_(phases) {}
+  void end(double sandbox::scoring_phases::*phase) {
+    const auto now = std::chrono::steady_clock::now();
+    phases_.*phase = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  sandbox::scoring_phases& phases_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report) {
+  using phases = sandbox::scoring_phases;
+  const cancellation& cancel = hooks.cancel;
+  phase_clock clock(report.phases);
+  const std::string run_id = new_run_id();
+  run_directory dir(run_id);
+  const docker_engine engine;
+  // The reaper is forked first, while the process is smallest, and watches the name from here on
+  // (should the run end before its client starts, it is released without a word to the daemon).
+  container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id,
+                          std::chrono::seconds(request.limits.wall_seconds));
+  // The inputs need no host: with a preflight to wait for, they are staged alongside it.
+  auto staging = std::async(hooks.host ? std::launch::deferred : std::launch::async,
+                            [&] { return stage_inputs(request, dir, run_id, cancel); });
+  labelled_list listed;
+  const host_facts host =
+      hooks.host ? *hooks.host
+                 : preflight(engine, request.image, request.limits, dir.docker_config_dir(), cancel, &listed);
+  if (hooks.host) require_warden();
+  cancel.check();
+  // What runs killed before they could clean up left behind goes before anything new starts.
+  if (!hooks.host) sweep_orphans(engine, std::move(listed));
+  cancel.check();
+  clock.end(&phases::preflight);
+  const staged_inputs staged = staging.get();
+  const prepared_inputs& in = staged.in;
+  cancel.check();
+
+  const docker_run_request run = run_request(request, staged.spec, in.document, dir, hooks);
   const std::string started_at = utc_now();
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
+  clock.end(&phases::start);
   const completed_run done = container.run(run, monitor);
   const docker_run_outcome& out = done.outcome;
+  clock.end(&phases::cleanup);  // the client's life, then the cleanup after it
+  report.phases.run = out.elapsed.count();
+  report.phases.cleanup = std::max(0.0, report.phases.cleanup - report.phases.run);
   report.usage = usage_of(out);
   // A container that may remain is reported as such, even when a stop request ended the run.
   if (!done.cleanup_problem.empty()) fail(verdict::cleanup_failed, done.cleanup_problem);
@@ -174,7 +225,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
 
   const std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows());
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
-  sandbox::provenance_record rec = provenance_of(request, host, in, snapshot.digest, csv_text, *report.usage);
+  sandbox::provenance_record rec = provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage);
   rec.started_at = started_at;
   cancel.check();
   publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
@@ -184,6 +235,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   }
   report.predictions_path = request.output;
   report.provenance_path = request.provenance;
+  clock.end(&phases::publish);
 }
 
 }  // namespace plb::tool

@@ -10,6 +10,7 @@
 #include "cancellation.hpp"
 #include "input_data.hpp"
 #include "plb/sandbox/provenance.hpp"
+#include "plb/sandbox/runner.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "score_request.hpp"
 #include "snapshot.hpp"
@@ -22,6 +23,7 @@ struct run_report {
   std::string provenance_path;
   std::optional<sandbox::sandbox_usage> usage;  // set once the sandbox has run
   double total_seconds = 0;
+  sandbox::scoring_phases phases;  // filled in as each phase ends
 };
 
 // Everything that needs no host: the script verified against its digest, the data read and the

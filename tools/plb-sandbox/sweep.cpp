@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "container_cleanup.hpp"
+#include "failure.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "run_directory.hpp"
 
@@ -18,10 +19,13 @@ std::string run_id_of(const std::string& container_name, const std::string& run_
   return is_run_id(id) && run_label == id ? id : std::string{};
 }
 
-sweep_report sweep_orphans(const docker_engine& engine) {
+sweep_report sweep_orphans(const docker_engine& engine) { return sweep_orphans(engine, std::nullopt); }
+
+sweep_report sweep_orphans(const docker_engine& engine, labelled_list listed) {
   sweep_report report;
   const unique_fd runs = open_runs_dir();
-  for (const auto& c : labelled_containers(engine)) {
+  if (listed && !*listed) fail(sandbox::verdict::cleanup_failed, listed->error().message());
+  for (const auto& c : listed ? std::move(**listed) : labelled_containers(engine)) {
     const std::string id = run_id_of(c.name, c.run_label);
     const run_liveness live = id.empty() ? run_liveness::missing : probe_run(runs.get(), id);
     if (live == run_liveness::missing) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "docker_engine.hpp"
+#include "preflight.hpp"
 
 namespace plb::tool {
 
@@ -25,6 +26,9 @@ struct sweep_report {
 // Throws failure(cleanup_failed) if an orphan cannot be removed, failure(host_refused) when the
 // state directories are unsafe.
 sweep_report sweep_orphans(const docker_engine& engine);
+// The same, from a list the preflight already asked for (preflight.hpp's sweep_list); asks for it
+// itself when there is none.
+sweep_report sweep_orphans(const docker_engine& engine, labelled_list listed);
 
 // The run ID a container name and run label agree on; empty when they do not.
 std::string run_id_of(const std::string& container_name, const std::string& run_label);

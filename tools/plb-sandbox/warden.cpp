@@ -130,6 +130,11 @@ std::optional<warden_status> ping_warden(const std::string& socket_path, std::ch
 std::optional<warden_refusal> check_warden(std::string& detail) {
   std::string problem;
   const auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
+  return judge_warden(status, problem, detail);
+}
+
+std::optional<warden_refusal> judge_warden(const std::optional<warden_status>& status, const std::string& problem,
+                                           std::string& detail) {
   const std::string fix =
       "start it: systemctl enable --now plb-sandbox-warden (without systemd: plb-sandbox-setup-host, or "
       "/usr/share/plb-sandbox/start-warden /usr/bin/plb-sandbox)";

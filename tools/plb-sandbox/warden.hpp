@@ -68,6 +68,9 @@ struct warden_refusal {
   std::string detail, fix;
 };
 std::optional<warden_refusal> check_warden(std::string& detail);
+// The same judgement of a status already asked for (nullopt: `problem` says why there is none).
+std::optional<warden_refusal> judge_warden(const std::optional<warden_status>& status, const std::string& problem,
+                                           std::string& detail);
 
 // Runs the service until SIGTERM or SIGINT; returns the exit code. One warden per host: a second
 // one finds the lock taken and exits 0 at once, saying so.

@@ -69,6 +69,17 @@ struct scoring_options {
   const stop_source* stop = nullptr;                         // may be null
 };
 
+// Where a run's time went, in seconds: the tool's own phases around the sandbox's (what
+// ci/bench-e2e splits the tool's cost into). Zero for a phase the run did not reach.
+struct scoring_phases {
+  double preflight = 0;  // the reaper, the host checks and the sweep, with the inputs read alongside
+                         // (a batch line has no checks or sweep: the batch made them)
+  double start = 0;      // what remains of the inputs and the snapshot, up to the docker client's launch
+  double run = 0;        // the docker client's life: the container created, run and exited
+  double cleanup = 0;    // the container inspected, and its removal confirmed
+  double publish = 0;    // the predictions checked and both outputs written
+};
+
 struct scoring_result {
   verdict outcome = verdict::internal_error;
   int exit_code = plb::sandbox::exit_code(verdict::internal_error);  // the command line's code
@@ -77,6 +88,7 @@ struct scoring_result {
   std::string provenance_path;
   std::optional<sandbox_usage> usage;  // once the sandbox has run
   double total_seconds = 0;
+  scoring_phases phases;
   int stopped_by = 0;  // a stop request's reason, when one ended the run (nothing published)
 
   explicit operator bool() const noexcept { return outcome == verdict::success && stopped_by == 0; }

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# call_budget.sh TOOL CASE EXAMPLES_DIR: what one successful run costs outside the sandbox, counted
+# rather than timed (timings are noise on these machines): every process the tool execs and every
+# Docker Engine request made by the tool and by its docker client, from an strace of a real gVisor
+# run, against the budget the tool itself prints (`explain --json` .call_budget, from
+# tools/plb-sandbox/call_budget.hpp). count_calls.py does the counting and fails on any call over
+# budget or outside it.
+#   score: one sandbox-score of the bundled example, after a first run has warmed the caches (the
+#          gVisor proof and the runsc identity: a warm run execs nothing but the docker client).
+#   batch: a batch of three lines at --jobs 1: the preflight's rows once, every other row per line.
+# Before PASS, the counter itself must fail on the same trace with one planted extra tool request
+# and one planted extra exec: a counter that cannot fail proves nothing.
+set -euo pipefail
+tool=$1
+case_name=$2
+examples=$(cd "$3" && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
+fail() { echo "FAIL ($case_name): $*"; exit 1; }
+command -v strace >/dev/null || fail "strace is not installed (ci/setup-host installs it)"
+install -d -m 0700 /var/lib/plb-sandbox-tests
+work=$(mktemp -d -p /var/lib/plb-sandbox-tests budget.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+model=$examples/model.py
+sha=$(sha256sum "$model" | cut -d' ' -f1)
+flags=(--runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b
+  --id-column sample_id --task-type regression)
+runtime=$(/usr/bin/docker info --format '{{json .Runtimes}}' | jq -r '.runsc.path')
+
+"$tool" explain --json --model "$model" --model-sha256 "$sha" "${flags[@]}" --output "$work/explain.csv" \
+  | jq -e .call_budget >"$work/budget.json" || fail "explain --json prints no call_budget"
+traced() {  # TRACE COMMAND...: runs COMMAND under strace, writing TRACE
+  local out=$1; shift
+  strace -f -Y -yy -tt -q -s 300 -e trace=execve,connect,write,sendto,sendmsg -e signal=none -o "$out" "$@"
+}
+
+case $case_name in
+  score)
+    "$tool" sandbox-score --model "$model" --model-sha256 "$sha" "${flags[@]}" --output "$work/warm.csv" >/dev/null \
+      || fail "the warming run failed"
+    traced "$work/trace" "$tool" sandbox-score --model "$model" --model-sha256 "$sha" "${flags[@]}" \
+      --output "$work/out.csv" >/dev/null || fail "the traced run failed"
+    [ -s "$work/out.csv" ] || fail "the traced run wrote no predictions"
+    mode=(--lines=1)
+    ;;
+  batch)
+    for id in a b c; do
+      printf '{"id": "line-%s", "model": "%s", "model_sha256": "%s"}\n' "$id" "$model" "$sha"
+    done >"$work/manifest.jsonl"
+    "$tool" sandbox-score --model "$model" --model-sha256 "$sha" "${flags[@]}" --output "$work/warm.csv" >/dev/null \
+      || fail "the warming run failed"
+    traced "$work/trace" "$tool" batch --manifest "$work/manifest.jsonl" --output-dir "$work/out" "${flags[@]}" \
+      --jobs 1 >/dev/null || fail "the traced batch failed"
+    [ "$(grep -c ',success,' "$work/out/batch-summary.csv")" = 3 ] \
+      || { cat "$work/out/batch-summary.csv"; fail "not every line succeeded"; }
+    mode=(--lines=3)
+    ;;
+  *) fail "unknown case" ;;
+esac
+
+python3 "$here/count_calls.py" "$work/trace" "$work/budget.json" "$runtime" "${mode[@]}" \
+  || fail "over the call budget (tools/plb-sandbox/call_budget.hpp)"
+
+# The counter must see a planted extra call: the tool's first request sent twice, and the docker
+# client exec'd twice. Each copy is the original line, so nothing else about the trace changes.
+twice() {  # PATTERN OUT: the trace with the first line matching PATTERN repeated
+  local n
+  n=$(grep -n -m1 -E "$1" "$work/trace" | cut -d: -f1)
+  [ -n "$n" ] || fail "no line to plant: $1"
+  sed "${n}p" "$work/trace" >"$2"
+}
+twice '^[0-9]+<plb-sandbox[^>]*> .*(sendto|write)\([0-9]+<UNIX-STREAM:[^,]*, "GET /' "$work/extra-request"
+twice 'execve\("/usr/bin/docker", .* = 0$' "$work/extra-exec"
+for planted in extra-request extra-exec; do
+  cmp -s "$work/trace" "$work/$planted" && fail "could not plant $planted"
+  if python3 "$here/count_calls.py" "$work/$planted" "$work/budget.json" "$runtime" "${mode[@]}" >"$work/$planted.out"; then
+    cat "$work/$planted.out"
+    fail "the counter accepted a trace with an $planted"
+  fi
+done
+echo "PASS: within the call budget ($case_name)"
