@@ -1,10 +1,12 @@
 #include "batch_records.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <boost/json.hpp>
 
 #include "dir_files.hpp"
+#include "plb/sandbox/image_id.hpp"
 #include "plb/sandbox/provenance.hpp"
 
 namespace plb::tool {
@@ -23,10 +25,7 @@ constexpr std::size_t mac_suffix_bytes = mac_open.size() + 64 + mac_close.size()
 json::value nullable(const std::string& s) { return s.empty() ? json::value(nullptr) : json::value(s); }
 
 bool is_digest(std::string_view s) {
-  if (s.size() != 64) return false;
-  for (const char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), sandbox::detail::is_lower_hex);
 }
 
 bool is_printable_line(std::string_view s) {
