@@ -17,13 +17,13 @@
 #include <string_view>
 #include <vector>
 
-#include "batch_records.hpp"
-#include "batch_summary.hpp"
+#include "batch/batch_records.hpp"
+#include "batch/batch_summary.hpp"
 #include "fuzz_check.hpp"
 
 namespace {
 
-namespace pt = plb::tool;
+namespace pt = plb::batch;
 
 const pt::batch_key& fuzz_key() {
   static const pt::batch_key key(pt::batch_key::bytes_type{0x70, 0x6c, 0x62, 0x2d, 0x66, 0x75, 0x7a, 0x7a});

@@ -7,14 +7,14 @@
 
 #include <boost/json.hpp>
 
-#include "engine_json.hpp"
+#include "runner/engine/engine_json.hpp"
 #include "fuzz_check.hpp"
 
 namespace {
 
 // What the DOM says the container at `c` is called and labelled.
-plb::tool::labelled_container from_dom(const boost::json::object& c) {
-  plb::tool::labelled_container lc;
+plb::runner::labelled_container from_dom(const boost::json::object& c) {
+  plb::runner::labelled_container lc;
   lc.name = std::string(c.at("Names").get_array()[0].get_string());
   if (!lc.name.empty() && lc.name.front() == '/') lc.name.erase(0, 1);
   const auto* labels = c.if_contains("Labels");
@@ -28,7 +28,7 @@ plb::tool::labelled_container from_dom(const boost::json::object& c) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view s(reinterpret_cast<const char*>(data), size);
   std::string problem;
-  const auto list = plb::tool::parse_container_list(s, problem);
+  const auto list = plb::runner::parse_container_list(s, problem);
   if (!list) {
     FUZZ_CHECK(!problem.empty());
     return 0;

@@ -4,17 +4,17 @@
 #include <string>
 #include <string_view>
 
-#include "engine_json.hpp"
+#include "runner/engine/engine_json.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view s(reinterpret_cast<const char*>(data), size);
   std::string problem;
-  const auto info = plb::tool::parse_daemon_info(s, problem);
+  const auto info = plb::runner::parse_daemon_info(s, problem);
   FUZZ_CHECK(info.has_value() || !problem.empty());
   if (info) FUZZ_CHECK(!info->os_type.empty() || s.find("\"OSType\"") != std::string_view::npos);
   problem.clear();
-  const auto state = plb::tool::parse_container_inspect(s, problem);
+  const auto state = plb::runner::parse_container_inspect(s, problem);
   FUZZ_CHECK(state.has_value() || !problem.empty());
   return 0;
 }

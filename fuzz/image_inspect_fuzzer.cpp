@@ -6,13 +6,13 @@
 
 #include <boost/json.hpp>
 
-#include "engine_json.hpp"
+#include "runner/engine/engine_json.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view s(reinterpret_cast<const char*>(data), size);
   std::string problem;
-  const auto facts = plb::tool::parse_image_inspect(s, problem);
+  const auto facts = plb::runner::parse_image_inspect(s, problem);
   FUZZ_CHECK(facts.has_value() || !problem.empty());
   if (!facts) return 0;
   // Cross-check with the DOM: any non-empty Config.Volumes object means volumes.

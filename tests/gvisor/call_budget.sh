@@ -3,7 +3,7 @@
 # rather than timed (timings are noise on these machines): every process the tool execs and every
 # Docker Engine request made by the tool and by its docker client, from an strace of a real gVisor
 # run, against the budget the tool itself prints (`explain --json` .call_budget, from
-# tools/plb-sandbox/call_budget.hpp). count_calls.py does the counting and fails on any call over
+# src/runner/engine/call_budget.hpp). count_calls.py does the counting and fails on any call over
 # budget or outside it.
 #   score: one sandbox-score of the bundled example, after a first run has warmed the caches (the
 #          gVisor proof and the runsc identity: a warm run execs nothing but the docker client).
@@ -59,7 +59,7 @@ case $case_name in
 esac
 
 python3 "$here/count_calls.py" "$work/trace" "$work/budget.json" "$runtime" "${mode[@]}" \
-  || fail "over the call budget (tools/plb-sandbox/call_budget.hpp)"
+  || fail "over the call budget (src/runner/engine/call_budget.hpp)"
 
 # The counter must see a planted extra call: the tool's first request sent twice, and the docker
 # client exec'd twice. Each copy is the original line, so nothing else about the trace changes.

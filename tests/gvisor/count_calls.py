@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """count_calls.py TRACE BUDGET RUNTIME --lines=N: counts what one traced run (or a batch of N
 lines run with --jobs 1) cost outside the sandbox against the tool's call budget
-(tools/plb-sandbox/call_budget.hpp, as `explain --json` prints it under "call_budget"), prints
+(src/runner/engine/call_budget.hpp, as `explain --json` prints it under "call_budget"), prints
 every count against its allowance, and exits 1 when any count exceeds it, a call matches no row, or a fixed call (one whose count does
 not grow with the run) is missing: a budget that no longer describes the run, or a tracer that
 stopped seeing the calls, must not pass.

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <functional>
 
-#include "docker_engine.hpp"
+#include "runner/engine/docker_engine.hpp"
 #include "sandbox_fixture.hpp"
 
 namespace plb::test {
@@ -23,13 +23,13 @@ class EngineClient : public SandboxTest {
 
 struct engine_call {
   const char* name;
-  std::function<void(const tool::docker_engine&, const std::string& image, const std::string& container)> check;
+  std::function<void(const runner::docker_engine&, const std::string& image, const std::string& container)> check;
 };
 
 class EngineCalls : public EngineClient, public ::testing::WithParamInterface<engine_call> {};
 
 TEST_P(EngineCalls, AnswerForPresentAndAbsentObjects) {
-  const tool::docker_engine engine;
+  const runner::docker_engine engine;
   const std::string container = make_container();
   GetParam().check(engine, image_, container);
   (void)engine.remove(container);
@@ -100,10 +100,10 @@ const engine_call calls[] = {
      }},
     {"unreachable",
      [](const auto&, const auto&, const auto&) {
-       const tool::docker_engine nowhere("/nonexistent/docker.sock", std::chrono::seconds(1));
+       const runner::docker_engine nowhere("/nonexistent/docker.sock", std::chrono::seconds(1));
        const auto r = nowhere.ping();
        ASSERT_FALSE(r);
-       EXPECT_EQ(r.error().what, tool::engine_error::kind::unreachable);
+       EXPECT_EQ(r.error().what, runner::engine_error::kind::unreachable);
      }},
 };
 

@@ -18,7 +18,7 @@
 
 #include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/verdict.hpp"
-#include "engine_transport.hpp"
+#include "runner/engine/engine_transport.hpp"
 #include "sandbox_fixture.hpp"
 
 namespace plb::test {
@@ -227,7 +227,7 @@ class canary_server {
 
 std::string docker_gateway() {
   std::string problem;
-  const tool::engine_transport engine;  // a raw answer: the tool has no call for networks
+  const runner::engine_transport engine;  // a raw answer: the tool has no call for networks
   auto reply = engine.get("/networks/bridge", problem);
   for (int i = 0; i < 10 && (!reply || reply->status != 200); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -361,7 +361,7 @@ contained()
 
 TEST_F(Escape, EnvironmentImageVariablesAreInvisible) {
   // A derived image with ENV baked in: the entrypoint's `env -i` must drop it.
-  const tool::docker_engine engine;
+  const runner::docker_engine engine;
   const std::string tmp = "plb-sandbox-envimage-" + std::to_string(::getpid());
   ASSERT_EQ(std::system(("docker create --name " + tmp + " " + image_ + " /bin/true >/dev/null").c_str()), 0);
   const std::string change = "ENV IMAGE_SECRET=hunter3-image-secret";
@@ -522,15 +522,15 @@ TEST_F(Escape, InspectShowsEveryControl) {
   const auto script = write("model.py", "import time\ntime.sleep(20)\n");
   const auto data = write("data.csv", "a\n1\n");
   tool_process tool(score_args(script, data, {"a"}, path("out.csv"), {"--seconds", "20"}), path("o"), path("e"));
-  const tool::docker_engine engine;
+  const runner::docker_engine engine;
   std::string name;
   for (int i = 0; i < 100 && name.empty(); ++i) {
-    for (const auto& c : tool::labelled_containers(engine)) name = c.name;
+    for (const auto& c : runner::labelled_containers(engine)) name = c.name;
     if (name.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_FALSE(name.empty()) << "no container appeared";
   std::string problem, body;
-  const tool::engine_transport raw;  // the whole inspection, not the tool's summary of it
+  const runner::engine_transport raw;  // the whole inspection, not the tool's summary of it
   for (int i = 0; i < 50; ++i) {
     auto reply = raw.get("/containers/" + name + "/json", problem);
     ASSERT_TRUE(reply) << problem;
@@ -597,7 +597,7 @@ TEST_F(Cleanup, SigtermRemovesTheContainerThenDiesBySigterm) {
   const auto r = tool->wait();
   EXPECT_EQ(r.signal, SIGTERM) << r.err;
   EXPECT_LT(r.seconds, 30.0) << "SECURITY.md: removal under a 30 s deadline on every way out";
-  EXPECT_FALSE(tool::inspect_container(tool::docker_engine{}, name).has_value());
+  EXPECT_FALSE(runner::inspect_container(runner::docker_engine{}, name).has_value());
   EXPECT_FALSE(exists(path("out.csv")));
 }
 
@@ -608,7 +608,7 @@ TEST_F(Cleanup, SigintRemovesTheContainerThenDiesBySigint) {
   tool->send(SIGINT);
   const auto r = tool->wait();
   EXPECT_EQ(r.signal, SIGINT) << r.err;
-  EXPECT_FALSE(tool::inspect_container(tool::docker_engine{}, name).has_value());
+  EXPECT_FALSE(runner::inspect_container(runner::docker_engine{}, name).has_value());
 }
 
 TEST_F(Cleanup, SweepLeavesALiveRunAlone) {
@@ -618,7 +618,7 @@ TEST_F(Cleanup, SweepLeavesALiveRunAlone) {
   const auto r = run({"sweep"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("1 run(s) of a live plb-sandbox left alone"), std::string::npos) << r.out;
-  EXPECT_TRUE(tool::inspect_container(tool::docker_engine{}, name).has_value());
+  EXPECT_TRUE(runner::inspect_container(runner::docker_engine{}, name).has_value());
   tool->send(SIGTERM);
   tool->wait();
 }
@@ -649,7 +649,7 @@ TEST_F(Cleanup, TwentySequentialAndFourParallelRunsLeaveNothing) {
         std::make_unique<tool_process>(score_args(script, data, {"a"}, path("p" + std::to_string(i) + ".csv")),
                                        path("po" + std::to_string(i)), path("pe" + std::to_string(i))));
   for (auto& p : par) EXPECT_EQ(p->wait().exit_code, 0);
-  EXPECT_TRUE(tool::labelled_containers(tool::docker_engine{}).empty());
+  EXPECT_TRUE(runner::labelled_containers(runner::docker_engine{}).empty());
   std::size_t after = runsc_processes();
   for (int i = 0; i < 50 && after > before; ++i) {  // the runtime's processes exit just after the container
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -672,7 +672,7 @@ TEST_F(Cleanup, DaemonRestartMidRunGivesAClearErrorAndLeavesNothing) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_EQ(r.err.rfind("plb-sandbox: ", 0), 0u) << r.err;
   EXPECT_FALSE(exists(path("out.csv")));
-  EXPECT_FALSE(tool::inspect_container(tool::docker_engine{}, name).has_value());
+  EXPECT_FALSE(runner::inspect_container(runner::docker_engine{}, name).has_value());
 }
 
 }  // namespace

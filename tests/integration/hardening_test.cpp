@@ -11,9 +11,9 @@
 #include <fstream>
 #include <thread>
 
-#include "container_cleanup.hpp"
+#include "runner/container/container_cleanup.hpp"
 #include "plb/sandbox/verdict.hpp"
-#include "run_directory.hpp"
+#include "runner/container/run_directory.hpp"
 #include "sandbox_fixture.hpp"
 
 namespace plb::test {
@@ -26,19 +26,19 @@ class Hardening : public SandboxTest {
  protected:
   // Whether the container exists and runs; polled until `until` says stop or `limit` passes.
   static bool running(const std::string& name) {
-    const auto st = tool::inspect_container(tool::docker_engine{}, name);
+    const auto st = runner::inspect_container(runner::docker_engine{}, name);
     return st && st->running;
   }
   static bool wait_until_gone(const std::string& name, std::chrono::milliseconds limit) {
     const auto end = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < end) {
-      if (!tool::inspect_container(tool::docker_engine{}, name)) return true;
+      if (!runner::inspect_container(runner::docker_engine{}, name)) return true;
       std::this_thread::sleep_for(100ms);
     }
-    return !tool::inspect_container(tool::docker_engine{}, name);
+    return !runner::inspect_container(runner::docker_engine{}, name);
   }
   static std::string run_dir_of(const std::string& container) {
-    return std::string(tool::runs_dir) + "/" + container.substr(std::string("plb-sandbox-").size());
+    return std::string(runner::runs_dir) + "/" + container.substr(std::string("plb-sandbox-").size());
   }
   void expect_one_line(const tool_result& r) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -91,7 +91,7 @@ TEST_F(Hardening, StoppedToolCannotExtendTheWallTime) {
   tool->send(SIGCONT);
   const auto r = tool->wait();
   EXPECT_EQ(r.exit_code, sandbox::exit_code(verdict::timeout)) << r.err;
-  EXPECT_FALSE(tool::inspect_container(tool::docker_engine{}, name).has_value());
+  EXPECT_FALSE(runner::inspect_container(runner::docker_engine{}, name).has_value());
 }
 
 // Every catchable terminating signal stops the run the same way: container and run directory
@@ -107,7 +107,7 @@ TEST_P(SignalStops, MidRun) {
   EXPECT_EQ(r.signal, GetParam()) << r.err;
   expect_one_line(r);
   EXPECT_NE(r.err.find("stopped by SIG"), std::string::npos) << r.err;
-  EXPECT_FALSE(tool::inspect_container(tool::docker_engine{}, name).has_value());
+  EXPECT_FALSE(runner::inspect_container(runner::docker_engine{}, name).has_value());
   EXPECT_FALSE(std::filesystem::exists(run_dir_of(name)));
   EXPECT_FALSE(exists(path("out.csv")));
 }
@@ -178,15 +178,15 @@ TEST_F(Hardening, SignalWhileReadingInputsStopsTheCommand) {
   expect_one_line(r);
   EXPECT_NE(r.err.find("stopped by SIGHUP"), std::string::npos) << r.err;
   EXPECT_EQ(sandboxes_created_since(caught), std::vector<std::string>{}) << "a sandbox started after the stop";
-  EXPECT_TRUE(tool::labelled_containers(tool::docker_engine{}).empty());
-  EXPECT_TRUE(std::filesystem::is_empty(tool::runs_dir)) << "a run directory was left behind";
+  EXPECT_TRUE(runner::labelled_containers(runner::docker_engine{}).empty());
+  EXPECT_TRUE(std::filesystem::is_empty(runner::runs_dir)) << "a run directory was left behind";
   EXPECT_FALSE(exists(path("out.csv")));
 }
 
 // ---- 2. the sweep removes only what this tool created -----------------------------------------
 
 TEST_F(Hardening, LabelledContainersTheToolDidNotCreateSurviveARunAndASweep) {
-  const tool::docker_engine engine;
+  const runner::docker_engine engine;
   // One that looks exactly like ours (name and label agree) but has no run directory, and one
   // that inherited the label (a `docker commit` of a sandbox would).
   const std::string fake_id = "0123456789abcdef0123456789abcdef";
@@ -214,10 +214,11 @@ TEST_F(Hardening, LabelledContainersTheToolDidNotCreateSurviveARunAndASweep) {
   EXPECT_EQ(swept.exit_code, 0) << swept.err;
   EXPECT_NE(swept.out.find("not ours, left alone: container " + twin), std::string::npos) << swept.out;
   EXPECT_NE(swept.out.find("not ours, left alone: container " + stray), std::string::npos) << swept.out;
-  EXPECT_TRUE(tool::inspect_container(engine, twin).has_value()) << "a run or the sweep removed a container not ours";
-  EXPECT_TRUE(tool::inspect_container(engine, stray).has_value()) << "a run or the sweep removed a container not ours";
-  tool::remove_container(engine, twin);
-  tool::remove_container(engine, stray);
+  EXPECT_TRUE(runner::inspect_container(engine, twin).has_value()) << "a run or the sweep removed a container not ours";
+  EXPECT_TRUE(runner::inspect_container(engine, stray).has_value())
+      << "a run or the sweep removed a container not ours";
+  runner::remove_container(engine, twin);
+  runner::remove_container(engine, stray);
 }
 
 // ---- 3. liveness that survives PID namespaces -------------------------------------------------
@@ -233,10 +234,10 @@ TEST_F(Hardening, RunInAnotherPidNamespaceSurvivesAHostSweep) {
   const auto score = score_args(script, data, {"a"}, path("out.csv"));
   args.insert(args.end(), score.begin(), score.end());
   tool_process p("/usr/bin/unshare", args, path("o"), path("e"));
-  const tool::docker_engine engine;
+  const runner::docker_engine engine;
   std::string name;
   for (int i = 0; i < 200 && name.empty(); ++i) {
-    for (const auto& c : tool::labelled_containers(engine)) name = c.name;
+    for (const auto& c : runner::labelled_containers(engine)) name = c.name;
     std::this_thread::sleep_for(50ms);
   }
   ASSERT_FALSE(name.empty());
@@ -328,7 +329,7 @@ TEST_F(Hardening, AnUnpublishableOutputIsRefusedBeforeAnythingRuns) {
     EXPECT_EQ(sandboxes_created_since(before), std::vector<std::string>{}) << "refused only after running";
     expect_one_line(r);
   }
-  EXPECT_TRUE(std::filesystem::is_empty(tool::runs_dir));
+  EXPECT_TRUE(std::filesystem::is_empty(runner::runs_dir));
 }
 
 TEST_F(Hardening, ControlBytesFromTheDataFileGiveOneCleanLine) {

@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "container_cleanup.hpp"
-#include "docker_engine.hpp"
-#include "state_dirs.hpp"
+#include "runner/container/container_cleanup.hpp"
+#include "runner/engine/docker_engine.hpp"
+#include "runner/host/state_dirs.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "tool_process.hpp"
 
@@ -26,7 +26,7 @@ namespace plb::test {
 
 inline std::string runtime_image() {
   if (const char* v = std::getenv("PLB_SANDBOX_RUNTIME_IMAGE")) return v;
-  std::string id = slurp(tool::runtime_image_id_file);
+  std::string id = slurp(runner::runtime_image_id_file);
   while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
   return id;
 }
@@ -67,11 +67,11 @@ class SandboxTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    const tool::docker_engine engine;
-    const auto left = tool::labelled_containers(engine);
+    const runner::docker_engine engine;
+    const auto left = runner::labelled_containers(engine);
     EXPECT_TRUE(left.empty()) << "a run left " << left.size()
                               << " container(s), first: " << (left.empty() ? "" : left[0].name);
-    for (const auto& c : left) tool::remove_container(engine, c.name);
+    for (const auto& c : left) runner::remove_container(engine, c.name);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
@@ -126,11 +126,11 @@ class SandboxTest : public ::testing::Test {
     const auto data = write("sleeper.csv", "a\n1\n");
     auto tool = std::make_unique<tool_process>(score_args(script, data, {"a"}, path("out.csv"), {"--seconds", seconds}),
                                                path("o"), path("e"), env);
-    const tool::docker_engine engine;
+    const runner::docker_engine engine;
     for (int i = 0; i < 300; ++i) {
-      for (const auto& c : tool::labelled_containers(engine)) container = c.name;
+      for (const auto& c : runner::labelled_containers(engine)) container = c.name;
       if (!container.empty()) {
-        auto st = tool::inspect_container(engine, container);
+        auto st = runner::inspect_container(engine, container);
         if (st && st->running) break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -13,7 +13,7 @@
 #include <boost/json.hpp>
 
 #include "plb/sandbox/verdict.hpp"
-#include "runsc_identity.hpp"
+#include "runner/host/runsc_identity.hpp"
 #include "sandbox_fixture.hpp"
 
 namespace plb::test {
@@ -41,7 +41,7 @@ print(json.dumps({"predictions": [sum(row) for row in rows]}))
 // the tool accepts. A newer runsc on the host keeps these tests passing; an older one is refused.
 void expect_accepted_release(const std::string& release) {
   EXPECT_TRUE(std::regex_match(release, std::regex("[0-9]{8}"))) << "release: " << release;
-  EXPECT_GE(release, std::string(tool::min_runsc_release)) << "release: " << release;
+  EXPECT_GE(release, std::string(runner::min_runsc_release)) << "release: " << release;
 }
 
 class SandboxScore : public SandboxTest {};

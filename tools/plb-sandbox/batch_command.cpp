@@ -8,12 +8,13 @@
 #include <thread>
 
 #include "batch_command.hpp"
-#include "batch_slurm.hpp"
+#include "batch/backend.hpp"
+#include "batch/batch_task.hpp"
 #include "cli_signals.hpp"
-#include "failure.hpp"
-#include "one_line.hpp"
+#include "support/failure.hpp"
+#include "support/one_line.hpp"
 
-namespace plb::tool {
+namespace plb::cli {
 namespace {
 
 std::string clock_text(double seconds) {
@@ -52,13 +53,6 @@ class progress_line {
   std::mutex mutex_;
 };
 
-unsigned default_jobs(const batch_plan& plan) {
-  std::uint64_t millicores = 1000;
-  for (const auto& item : plan.items) millicores = std::max(millicores, item.request.limits.cpu_millicores);
-  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
-  return std::max<unsigned>(1, static_cast<unsigned>(cpus * 1000ull / millicores));
-}
-
 int report_outcome(const batch_config& config, const batch_outcome& result) {
   std::size_t verdicts = 0;
   std::string counts;
@@ -91,7 +85,7 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
       fail(sandbox::verdict::input_refused,
            "--manifest " + config.manifest_path + ": changed since the job was submitted (SHA-256 " +
                plan.manifest_sha256 + ", submitted " + flags.manifest_sha256 + "); this line was not run");
-    return run_batch_task(config, plan, *flags.index, stop);
+    return batch::run_batch_task(config, plan, *flags.index, stop);
   }
 
   progress_line progress(::isatty(STDERR_FILENO) == 1);
@@ -109,28 +103,23 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
     std::cerr << "plb-sandbox: submitted Slurm job " << job << std::endl;
   };
 
-  batch_outcome result;
-  if (flags.engine == "slurm") {
-    slurm_options options;
-    options.partition = flags.partition;
-    options.account = flags.account;
-    options.sbatch_options = flags.sbatch_options;
-    options.throttle = flags.jobs;
-    options.wait = !flags.no_wait;
-    options.task_flags = task_flags_from(config);
-    options.task_flags.insert(options.task_flags.end(), {"--manifest-sha256", plan.manifest_sha256});
-    result = flags.collect ? collect_slurm_batch(config, plan, hooks) : run_slurm_batch(config, plan, options, hooks);
-    progress.clear();
-    if (flags.no_wait) {
-      std::cout << "submitted; collect the summary with the same command and --collect instead of --no-wait"
-                << std::endl;
-      return 0;
-    }
-  } else {
-    result = run_local_batch(config, plan, flags.jobs ? flags.jobs : default_jobs(plan), hooks);
-    progress.clear();
+  const batch::backend* backend = batch::find_backend(flags.engine);
+  if (!backend) fail(sandbox::verdict::usage_error, "--engine " + flags.engine + ": no such backend");
+  batch::backend_options options;
+  options.jobs = flags.jobs;
+  options.wait = !flags.no_wait;
+  options.partition = flags.partition;
+  options.account = flags.account;
+  options.scheduler_options = flags.sbatch_options;
+  options.task_flags = task_flags_from(config);
+  const batch_outcome result =
+      flags.collect ? backend->collect(config, plan, hooks) : backend->run(config, plan, options, hooks);
+  progress.clear();
+  if (flags.no_wait) {
+    std::cout << "submitted; collect the summary with the same command and --collect instead of --no-wait" << std::endl;
+    return 0;
   }
   return report_outcome(config, result);
 }
 
-}  // namespace plb::tool
+}  // namespace plb::cli

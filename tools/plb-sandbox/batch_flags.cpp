@@ -2,11 +2,20 @@
 
 #include <filesystem>
 
-#include "failure.hpp"
+#include "support/failure.hpp"
 #include "score_flags.hpp"
 
-namespace plb::tool {
+namespace plb::cli {
 namespace {
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const auto& part : parts) {
+    if (!out.empty()) out.append(separator);
+    out.append(part);
+  }
+  return out;
+}
 
 using sandbox::verdict;
 
@@ -39,7 +48,10 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
       c.add_option("--jobs", f.jobs,
                    "runs at once (local: default CPUs / per-run CPU limit; slurm: the array's %J, default all)")
           ->check(CLI::Range(1u, 1024u));
-  c.add_option("--engine", f.engine, "local (default) or slurm")->check(CLI::IsMember({"local", "slurm"}));
+  std::vector<std::string> names;
+  for (const batch::backend* b : batch::backends()) names.emplace_back(b->name());
+  c.add_option("--engine", f.engine, "where the lines run: " + join(names, ", ") + " (the first is the default)")
+      ->check(CLI::IsMember(names));
   f.retry_option =
       c.add_option("--retry-failed", f.retry,
                    "re-run lines whose last verdict the script did not cause (host_refused, runtime_failed, "
@@ -76,10 +88,15 @@ batch_config batch_config_from(const batch_flags& f) {
   c.defaults.memory_mib = optional_limit("--memory-mb", sandbox::limit_field::memory_mib, f.memory_mb, f.memory_option);
   if (f.retry_option && f.retry_option->count() > 0)
     c.retry = f.retry == "all" ? retry_policy::all_failures : retry_policy::host_failures;
-  const bool slurm = f.engine == "slurm";
-  if (!slurm && (f.no_wait || f.collect || !f.partition.empty() || !f.account.empty() || !f.sbatch_options.empty()))
-    fail(verdict::usage_error, "--no-wait, --collect, --partition, --account and --sbatch-option need --engine slurm");
-  if (f.index && (slurm || f.collect))
+  const batch::backend* backend = batch::find_backend(f.engine);
+  if (!backend) fail(verdict::usage_error, "--engine " + f.engine + ": no such backend");
+  const bool queued = backend->queued();
+  if (!queued && (f.no_wait || f.collect || !f.partition.empty() || !f.account.empty() || !f.sbatch_options.empty()))
+    fail(verdict::usage_error,
+         "--no-wait, --collect, --partition, --account and --sbatch-option need a queued "
+         "--engine (slurm); " +
+             f.engine + " runs the lines itself");
+  if (f.index && (queued || f.collect))
     fail(verdict::usage_error, "--index runs one line here: it is what a Slurm task runs, not a way to submit");
   if (!f.manifest_sha256.empty() && !f.index) fail(verdict::usage_error, "--manifest-sha256 goes with --index");
   return c;
@@ -102,4 +119,4 @@ std::vector<std::string> task_flags_from(const batch_config& c) {
   return out;
 }
 
-}  // namespace plb::tool
+}  // namespace plb::cli

@@ -7,10 +7,24 @@
 
 #include <CLI/CLI.hpp>
 
-#include "batch.hpp"
-#include "batch_slurm.hpp"
+#include "batch/batch.hpp"
+#include "batch/backend.hpp"
 
-namespace plb::tool {
+namespace plb::cli {
+
+// The batch library's names the command line uses, said once.
+using batch::batch_config;
+using batch::batch_hooks;
+using batch::batch_incomplete_exit_code;
+using batch::batch_item;
+using batch::batch_outcome;
+using batch::batch_plan;
+using batch::batch_progress;
+using batch::count_states;
+using batch::is_verdict;
+using batch::line_outcome;
+using batch::plan_batch;
+using batch::retry_policy;
 
 struct batch_flags {
   std::string manifest, output_dir, engine = "local", retry;
@@ -33,4 +47,4 @@ batch_config batch_config_from(const batch_flags& flags);
 // The flags a Slurm task repeats: the defaults and the retry policy, as given.
 std::vector<std::string> task_flags_from(const batch_config& config);
 
-}  // namespace plb::tool
+}  // namespace plb::cli

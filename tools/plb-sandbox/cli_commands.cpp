@@ -9,17 +9,11 @@
 #include <boost/json.hpp>
 
 #include "cli_signals.hpp"
-#include "docker_engine.hpp"
-#include "explain.hpp"
-#include "failure.hpp"
-#include "one_line.hpp"
-#include "preflight.hpp"
-#include "run_directory.hpp"
-#include "run_id.hpp"
-#include "score.hpp"
-#include "sweep.hpp"
+#include "runner/for_cli.hpp"
+#include "support/failure.hpp"
+#include "support/one_line.hpp"
 
-namespace plb::tool {
+namespace plb::cli {
 namespace {
 
 using sandbox::verdict;
@@ -74,27 +68,13 @@ int run_doctor(const std::string& image_text, const cancellation& cancel) {
   if (!image_text.empty()) {
     const auto parsed = sandbox::parse_image_id(image_text);
     if (!parsed)
-      plb::tool::fail(verdict::usage_error,
-                      "--runtime-image " + image_text + ": " + std::string(sandbox::message(parsed.error)));
+      fail(verdict::usage_error, "--runtime-image " + image_text + ": " + std::string(sandbox::message(parsed.error)));
     image = parsed.id;
   }
-  host_facts facts;
-  std::vector<check_result> checks;
-  const sandbox::SandboxLimits defaults;
-  if (check_state_dirs(true)) {
-    // No run directory can be made safely: report what the checks can say without one (no probe).
-    checks = inspect_host({docker_engine{}, std::nullopt, defaults, runs_dir, &cancel, inspect_mode::doctor}, facts);
-  } else {
-    run_directory dir(new_run_id());
-    checks =
-        inspect_host({docker_engine{}, image, defaults, dir.docker_config_dir(), &cancel, inspect_mode::doctor}, facts);
-  }
-  cancel.check();
-  bool failed = false;
-  for (const auto& c : checks) failed |= c.status == check_status::fail;
-  for (const auto& line : render_checks(checks)) std::cout << one_line(line) << "\n";
-  std::cout << (failed ? "the host is not ready to score submissions" : "the host is ready") << std::endl;
-  return failed ? sandbox::exit_code(verdict::host_refused) : 0;
+  const runner::doctor_report report = doctor(image, cancel);
+  for (const auto& line : report.lines) std::cout << one_line(line) << "\n";
+  std::cout << (report.ready ? "the host is ready" : "the host is not ready to score submissions") << std::endl;
+  return report.ready ? 0 : sandbox::exit_code(verdict::host_refused);
 }
 
 int run_sweep(const cancellation& cancel) {
@@ -145,4 +125,4 @@ int run_sandbox_score(const score_flags& flags, bool json_summary, const sandbox
   return 0;
 }
 
-}  // namespace plb::tool
+}  // namespace plb::cli

@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "cancellation.hpp"
+#include "support/cancellation.hpp"
 #include "plb/sandbox/runner.hpp"
 #include "score_flags.hpp"
 
-namespace plb::tool {
+namespace plb::cli {
 
 int run_doctor(const std::string& image_text, const cancellation& cancel);
 int run_sweep(const cancellation& cancel);
@@ -17,4 +17,4 @@ int run_explain(const score_flags& flags, bool json, const cancellation& cancel)
 // sandbox-score through the runner: the status line on a terminal, one line or --json at the end.
 int run_sandbox_score(const score_flags& flags, bool json_summary, const sandbox::stop_source& stop);
 
-}  // namespace plb::tool
+}  // namespace plb::cli

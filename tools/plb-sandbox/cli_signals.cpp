@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-namespace plb::tool {
+namespace plb::cli {
 namespace {
 
 constexpr int terminating_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ};
@@ -56,4 +56,4 @@ std::string signal_name(int signo) {
   return std::string("SIG") + (abbrev ? abbrev : "?") + " (" + std::to_string(signo) + ")";
 }
 
-}  // namespace plb::tool
+}  // namespace plb::cli

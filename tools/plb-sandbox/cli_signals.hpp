@@ -7,7 +7,7 @@
 
 #include "plb/sandbox/runner.hpp"
 
-namespace plb::tool {
+namespace plb::cli {
 
 // Call first in main, before any thread exists.
 void forward_signals_to(sandbox::stop_source& stop);
@@ -21,4 +21,4 @@ void forward_signals_to(sandbox::stop_source& stop);
 // "SIGHUP (1)".
 std::string signal_name(int signo);
 
-}  // namespace plb::tool
+}  // namespace plb::cli

@@ -12,20 +12,21 @@
 #include <boost/version.hpp>
 
 #include "batch_command.hpp"
-#include "cancellation.hpp"
+#include "support/cancellation.hpp"
 #include "cli_commands.hpp"
 #include "cli_signals.hpp"
-#include "failure.hpp"
-#include "one_line.hpp"
+#include "support/failure.hpp"
+#include "support/one_line.hpp"
 #include "score_flags.hpp"
-#include "warden.hpp"
+#include "runner/for_cli.hpp"
+#include "warden_service.hpp"
 
 namespace {
 
 using plb::sandbox::verdict;
 
 int report(verdict v, const std::string& message) {
-  std::cerr << "plb-sandbox: " << plb::sandbox::name(v) << ": " << plb::tool::one_line(message) << std::endl;
+  std::cerr << "plb-sandbox: " << plb::sandbox::name(v) << ": " << plb::one_line(message) << std::endl;
   return plb::sandbox::exit_code(v);
 }
 
@@ -34,11 +35,11 @@ constexpr const char* footer =
     "Run it on a dedicated evaluation host. Exit codes, signals and limits: README.md; controls: SECURITY.md.";
 
 struct cli_options {
-  plb::tool::score_flags score, explain;
-  plb::tool::batch_flags batch;
+  plb::cli::score_flags score, explain;
+  plb::cli::batch_flags batch;
   bool json_summary = false, explain_json = false;
   std::string doctor_image;
-  std::string warden_socket = plb::tool::warden_socket;
+  std::string warden_socket = plb::runner::warden_socket;
   bool warden_status = false;
 };
 
@@ -67,13 +68,13 @@ cli_commands add_commands(CLI::App& app, cli_options& o) {
   app.footer(footer);
   cli_commands c{};
   c.score = app.add_subcommand("sandbox-score", "run the script in gVisor on the --feature columns of --data");
-  plb::tool::add_score_flags(*c.score, o.score);
+  plb::cli::add_score_flags(*c.score, o.score);
   c.score->add_flag("--json", o.json_summary, "print one JSON summary on stdout (never the script's output)");
   c.score->footer(footer);
   c.explain = app.add_subcommand("explain",
                                  "check the sandbox-score flags, inputs and host, and print the exact "
                                  "docker argv and limits; runs nothing");
-  plb::tool::add_score_flags(*c.explain, o.explain);
+  plb::cli::add_score_flags(*c.explain, o.explain);
   c.explain->add_flag("--json", o.explain_json, "print one JSON object (checks, limits, docker argv) instead of text");
   c.doctor = app.add_subcommand("doctor", "check the host as the preflight does and print each requirement");
   c.doctor->add_option("--runtime-image", o.doctor_image,
@@ -82,7 +83,7 @@ cli_commands add_commands(CLI::App& app, cli_options& o) {
       "sweep", "remove the stopped containers and run directories of runs whose plb-sandbox process died");
   c.batch = app.add_subcommand(
       "batch", "score every line of a JSON Lines manifest, here (--jobs at once) or as a Slurm job array");
-  plb::tool::add_batch_flags(*c.batch, o.batch);
+  plb::cli::add_batch_flags(*c.batch, o.batch);
   c.batch->footer(footer);
   c.warden = app.add_subcommand(
       "warden", "the host service that removes every run past its wall time + grace, whatever became of the tool");
@@ -95,8 +96,8 @@ cli_commands add_commands(CLI::App& app, cli_options& o) {
 
 int main(int argc, char** argv) {
   plb::sandbox::stop_source stop;
-  plb::tool::forward_signals_to(stop);
-  const plb::tool::cancellation cancel(&stop);
+  plb::cli::forward_signals_to(stop);
+  const plb::cancellation cancel(&stop);
 
   CLI::App app{"plb-sandbox: score an untrusted Python inference script inside gVisor", "plb-sandbox"};
   cli_options o;
@@ -117,23 +118,23 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (commands.score->parsed()) return plb::tool::run_sandbox_score(o.score, o.json_summary, stop);
-    if (commands.explain->parsed()) return plb::tool::run_explain(o.explain, o.explain_json, cancel);
-    if (commands.doctor->parsed()) return plb::tool::run_doctor(o.doctor_image, cancel);
-    if (commands.sweep->parsed()) return plb::tool::run_sweep(cancel);
-    if (commands.batch->parsed()) return plb::tool::run_batch(o.batch, stop);
+    if (commands.score->parsed()) return plb::cli::run_sandbox_score(o.score, o.json_summary, stop);
+    if (commands.explain->parsed()) return plb::cli::run_explain(o.explain, o.explain_json, cancel);
+    if (commands.doctor->parsed()) return plb::cli::run_doctor(o.doctor_image, cancel);
+    if (commands.sweep->parsed()) return plb::cli::run_sweep(cancel);
+    if (commands.batch->parsed()) return plb::cli::run_batch(o.batch, stop);
     if (commands.warden->parsed())
-      return o.warden_status ? plb::tool::print_warden_status(o.warden_socket) : plb::tool::run_warden(o.warden_socket);
-  } catch (const plb::tool::failure& f) {
+      return o.warden_status ? plb::cli::print_warden_status(o.warden_socket) : plb::cli::run_warden(o.warden_socket);
+  } catch (const plb::failure& f) {
     if (o.json_summary) {
       std::cout << boost::json::serialize(boost::json::object{{"verdict", plb::sandbox::name(f.verdict())},
                                                               {"exit_code", plb::sandbox::exit_code(f.verdict())},
-                                                              {"message", plb::tool::one_line(f.what())}})
+                                                              {"message", plb::one_line(f.what())}})
                 << std::endl;
     }
     return report(f.verdict(), f.what());
-  } catch (const plb::tool::interrupted& i) {
-    plb::tool::report_stop_and_die(i.signal);
+  } catch (const plb::interrupted& i) {
+    plb::cli::report_stop_and_die(i.signal);
   } catch (const std::exception& e) {
     return report(verdict::internal_error, e.what());
   }

@@ -1,9 +1,9 @@
 #include "score_flags.hpp"
 
-#include "failure.hpp"
-#include "request_check.hpp"
+#include "support/failure.hpp"
+#include "runner/for_cli.hpp"
 
-namespace plb::tool {
+namespace plb::cli {
 namespace {
 
 using sandbox::limit_field;
@@ -91,4 +91,4 @@ score_request check_score_flags(const score_flags& f) {
   return check_request(request_from_flags(f), flags);
 }
 
-}  // namespace plb::tool
+}  // namespace plb::cli

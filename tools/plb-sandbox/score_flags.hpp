@@ -8,9 +8,9 @@
 #include <CLI/CLI.hpp>
 
 #include "plb/sandbox/runner.hpp"
-#include "score_request.hpp"
+#include "runner/for_cli.hpp"
 
-namespace plb::tool {
+namespace plb::cli {
 
 struct score_flags {
   std::string model, model_sha256, runtime_image, data, task_type, output, id_column;
@@ -38,4 +38,4 @@ sandbox::scoring_request request_from_flags(const score_flags& flags);
 // request_from_flags, then every check, with flags' names in the messages.
 score_request check_score_flags(const score_flags& flags);
 
-}  // namespace plb::tool
+}  // namespace plb::cli

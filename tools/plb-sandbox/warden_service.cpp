@@ -16,12 +16,12 @@
 #include <iostream>
 #include <thread>
 
-#include "docker_engine.hpp"
-#include "failure.hpp"
-#include "file_io.hpp"
-#include "warden.hpp"
+#include "runner/for_cli.hpp"
+#include "warden_service.hpp"
+#include "support/failure.hpp"
+#include "support/file_io.hpp"
 
-namespace plb::tool {
+namespace plb::cli {
 namespace {
 
 std::int64_t monotonic_ms() noexcept {
@@ -162,4 +162,4 @@ int print_warden_status(const std::string& socket_path) {
   return 0;
 }
 
-}  // namespace plb::tool
+}  // namespace plb::cli

@@ -1,0 +1,88 @@
+// A batch backend: where a batch's lines run. Every backend leaves the same files (the signed
+// records, the summary) through run_line, so a summary does not say which one ran it.
+//
+// Adding one (say Kubernetes) is one folder and one registration: a folder under src/batch/ whose
+// .cpp files the build picks up (src/batch/CMakeLists.txt globs them), a class deriving from
+// `backend`, and one line in backends.cpp's table. The command line's --engine takes the
+// registered names; the flags that only mean something to a scheduler's queue are refused by
+// any backend that says it has none.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "batch/batch.hpp"
+#include "batch/batch_output_dir.hpp"
+#include "batch/batch_records.hpp"
+#include "batch/batch_summary.hpp"
+#include "runner/for_batch.hpp"
+
+namespace plb::batch {
+
+struct batch_progress {
+  std::size_t total = 0, done = 0, running = 0, failed = 0;
+  double elapsed_seconds = 0;
+};
+
+struct batch_hooks {
+  const sandbox::stop_source* stop = nullptr;
+  std::function<void(const batch_progress&)> on_progress;                 // about every 200 ms; may be empty
+  std::function<void(const batch_item&, const line_outcome&)> on_finish;  // each line that ran; may be empty
+  std::function<void(const std::string&)> on_submitted;                   // a Slurm job's ID; may be empty
+};
+
+struct batch_outcome {
+  std::vector<line_outcome> outcomes;  // one per manifest line
+  int stopped_by = 0;                  // the stop request that ended the batch
+};
+
+// Where a batch starts: kept and conflicting lines from resume, "pending" for the rest.
+struct batch_start {
+  std::vector<line_outcome> outcomes;    // one per manifest line
+  std::vector<std::string> data_sha256;  // one per manifest line, for its record
+  std::vector<std::size_t> to_run;       // the lines that will run, in manifest order
+};
+batch_start start_batch(const batch_config& config, const batch_plan& plan, const output_dir& dir);
+
+// Runs one line to its outcome and writes its signed record (not for a stopped run: nothing is
+// recorded, the line runs again next time). A success's record carries the digests of the CSV and
+// provenance as they are in `dir` once published.
+line_outcome run_line(const batch_item& item, const run_hooks& hooks, const output_dir& dir,
+                      const std::string& data_sha256);
+
+// What the command line gives whichever backend it picked.
+struct backend_options {
+  unsigned jobs = 0;  // runs at once (a queued backend: tasks at once); 0 the backend's default
+  bool wait = true;   // false: submit and return (queued backends only)
+  // A queued backend's own placement, passed through as given.
+  std::string partition, account;
+  std::vector<std::string> scheduler_options;
+  std::vector<std::string> task_flags;  // the batch flags each remote task repeats (defaults, retry)
+};
+
+class backend {
+ public:
+  virtual ~backend() = default;
+  virtual std::string_view name() const noexcept = 0;  // what --engine names it by
+  // True for a backend that submits to a scheduler's queue: it supports --no-wait and --collect,
+  // and the placement options; false for one that runs the lines itself.
+  virtual bool queued() const noexcept = 0;
+  // Runs (or submits, without `wait`) every line that needs a run, and returns one outcome per line.
+  virtual batch_outcome run(const batch_config& config, const batch_plan& plan, const backend_options& options,
+                            const batch_hooks& hooks) const = 0;
+  // --collect: the outcome of an earlier submission of this plan, waiting for it if still queued.
+  virtual batch_outcome collect(const batch_config& config, const batch_plan& plan, const batch_hooks& hooks) const;
+};
+
+// The registered backends (backends.cpp), in the order --engine lists them; the first is the default.
+std::span<const backend* const> backends() noexcept;
+// Null when no backend has that name.
+const backend* find_backend(std::string_view name) noexcept;
+
+// A failed line is one whose verdict is not success.
+bool is_failure(const line_outcome& o);
+
+}  // namespace plb::batch

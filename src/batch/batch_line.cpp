@@ -1,0 +1,69 @@
+// One line of a batch: where it starts (resume), how it runs and what it leaves (its record).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "batch/backend.hpp"
+#include "batch/batch_resume.hpp"
+#include "support/one_line.hpp"
+
+namespace plb::batch {
+
+using sandbox::verdict;
+
+bool is_failure(const line_outcome& o) { return is_verdict(o.state) && o.state != sandbox::name(verdict::success); }
+
+batch_start start_batch(const batch_config& config, const batch_plan& plan, const output_dir& dir) {
+  batch_start s;
+  data_digests digests;
+  s.outcomes.resize(plan.items.size());
+  s.data_sha256.resize(plan.items.size());
+  for (const batch_item& item : plan.items) {
+    s.data_sha256[item.index] = digests.of(item.request.data_path);
+    const auto decision = decide_resume(item, dir, config.retry, request_fingerprint(item, s.data_sha256[item.index]));
+    if (decision.action == resume_action::run) {
+      s.outcomes[item.index].state = "pending";
+      s.to_run.push_back(item.index);
+    } else {
+      s.outcomes[item.index] = decision.outcome;
+    }
+  }
+  return s;
+}
+
+line_outcome run_line(const batch_item& item, const run_hooks& hooks, const output_dir& dir,
+                      const std::string& data_sha256) {
+  // An earlier record of this line (resume verified it: a failure being retried, or a success
+  // whose outputs were moved away) goes first: a stopped retry must not leave the old verdict
+  // standing as if it were this run's.
+  ::unlinkat(dir.fd.get(), record_name(item.id).c_str(), 0);
+  const sandbox::scoring_result r = score_to_result(item.request, hooks);
+  line_outcome o;
+  if (r.stopped_by) {
+    o.state = "interrupted";
+    o.message = r.message;
+    return o;
+  }
+  o.state = std::string(sandbox::name(r.outcome));
+  o.exit_code = r.exit_code;
+  o.message = one_line(r.message);
+  o.usage = r.usage;
+  boost::json::object fingerprint = request_fingerprint(item, data_sha256);
+  std::string provenance_sha256;
+  if (r.outcome == verdict::success) {
+    // The record vouches for what is in the directory now, read through its descriptor.
+    const output_facts f = examine_outputs(dir, item.id);
+    if (f.problem.empty()) {
+      fingerprint = f.fingerprint;  // the digest of the data as the run read it
+      o.predictions_sha256 = f.predictions_sha256;
+      provenance_sha256 = f.provenance_sha256;
+    } else {
+      o.state = std::string(sandbox::name(verdict::internal_error));
+      o.exit_code = sandbox::exit_code(verdict::internal_error);
+      o.message = one_line("the run published its outputs, but " + f.problem);
+    }
+  }
+  write_record(dir, item, o, fingerprint, provenance_sha256);
+  return o;
+}
+
+}  // namespace plb::batch

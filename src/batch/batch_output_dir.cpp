@@ -1,0 +1,41 @@
+#include "batch/batch_output_dir.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "support/dir_files.hpp"
+#include "support/failure.hpp"
+
+namespace plb::batch {
+
+output_dir open_output_dir(const std::string& dir, bool lock, const batch_key& key) {
+  const auto refuse = [&](const std::string& why) {
+    fail(sandbox::verdict::usage_error, "--output-dir " + dir + ": " + why);
+  };
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) refuse(std::strerror(errno));
+  output_dir out{
+      dir, unique_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)), {}, ::geteuid(), key};
+  if (!out.fd)
+    refuse(errno == ENOTDIR || errno == ELOOP ? "not a directory (symlinks are refused)" : std::strerror(errno));
+  // The descriptor's own inode is checked: what the path names later does not matter.
+  if (const std::string why = private_dir_problem(out.fd.get(), dir, out.owner); !why.empty()) refuse(why);
+  if (!lock) return out;
+  out.lock.reset(::openat(out.fd.get(), ".plb-batch.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!out.lock) refuse(std::string("cannot create its lock file: ") + std::strerror(errno));
+  if (::flock(out.lock.get(), LOCK_EX | LOCK_NB) != 0)
+    refuse(errno == EWOULDBLOCK ? "another batch is writing to it" : std::strerror(errno));
+  return out;
+}
+
+output_dir open_output_dir(const std::string& dir, bool lock) { return open_output_dir(dir, lock, host_batch_key()); }
+
+std::string csv_name(const std::string& id) { return id + ".csv"; }
+std::string provenance_name(const std::string& id) { return id + ".csv.sandbox.json"; }
+std::string record_name(const std::string& id) { return id + ".result.json"; }
+
+}  // namespace plb::batch

@@ -1,0 +1,36 @@
+// The batch's output directory as every engine and Slurm task holds it: opened once, checked, and
+// reached only through its descriptor; with the key that decides which of its records to trust.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "batch/batch_key.hpp"
+#include "support/file_io.hpp"
+
+namespace plb::batch {
+
+struct output_dir {
+  std::string path;  // absolute, for messages and the summary
+  unique_fd fd;      // the directory itself
+  unique_fd lock;    // with a lock: DIR/.plb-batch.lock, flocked as long as this lives
+  uid_t owner;       // the tool's user: resume reads only this user's regular files
+  batch_key key;
+};
+
+// The output directory, created 0700 if missing, opened with O_NOFOLLOW (a symlink is refused),
+// and refused unless it is a real directory owned by this user and not writable by group or others:
+// anyone else who can write to it could plant a line's results. With `lock`, locked for one batch
+// at a time. Throws failure(usage_error) naming the directory, with the fix, before anything runs.
+output_dir open_output_dir(const std::string& dir, bool lock, const batch_key& key);
+
+// The same with this host's key (host_batch_key(): failure(host_refused) if it is unsafe).
+output_dir open_output_dir(const std::string& dir, bool lock);
+
+// A line's files in the directory.
+std::string csv_name(const std::string& id);
+std::string provenance_name(const std::string& id);
+std::string record_name(const std::string& id);
+
+}  // namespace plb::batch

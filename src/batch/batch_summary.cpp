@@ -1,0 +1,152 @@
+#include "batch/batch_summary.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include <boost/json.hpp>
+
+#include "support/dir_files.hpp"
+#include "support/one_line.hpp"
+#include "runner/for_batch.hpp"
+
+namespace plb::batch {
+namespace {
+
+namespace json = boost::json;
+constexpr std::string_view other_states[] = {"pending", "running", "interrupted", "not_run"};
+
+// One line's values, each checked: what both renderings show.
+struct summary_row {
+  std::string_view state;
+  std::optional<int> exit_code;
+  std::string message;
+  std::optional<double> wall, cpu;
+  std::optional<std::uint64_t> memory_peak;
+  std::string predictions_sha256;
+};
+
+// A figure the summary shows: finite and non-negative (-0 as 0), else none.
+std::optional<double> figure(double v) { return std::isfinite(v) && v >= 0 ? std::optional(v + 0.0) : std::nullopt; }
+
+std::string digest_or_empty(const std::string& s) {
+  if (s.size() != 64) return {};
+  for (const char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return {};
+  return s;
+}
+
+summary_row row_of(const line_outcome& o) {
+  summary_row r;
+  r.state = summary_state(o.state);
+  if (o.exit_code >= 0 && o.exit_code <= 255) r.exit_code = o.exit_code;
+  r.message = summary_text(o.message);
+  if (o.usage) {
+    r.wall = figure(o.usage->wall_seconds);
+    r.cpu = figure(o.usage->cpu_seconds);
+    r.memory_peak = o.usage->memory_peak_bytes;
+  }
+  r.predictions_sha256 = digest_or_empty(o.predictions_sha256);
+  return r;
+}
+
+std::string number_text(std::optional<double> v) {
+  if (!v) return {};
+  // Room for any finite double in %.3f (DBL_MAX has 309 integer digits): snprintf returns the
+  // length it wanted, which must never be read past the buffer.
+  char buf[400];
+  const int n = std::snprintf(buf, sizeof buf, "%.3f", *v);
+  return n > 0 && static_cast<std::size_t>(n) < sizeof buf ? std::string(buf, static_cast<std::size_t>(n)) : "";
+}
+
+json::value rounded(std::optional<double> seconds) {
+  return seconds ? json::value(std::round(*seconds * 1000) / 1000) : json::value(nullptr);
+}
+
+}  // namespace
+
+std::string_view summary_state(const std::string& state) {
+  for (const auto& row : sandbox::verdict_table)
+    if (row.name == state) return row.name;
+  for (const std::string_view s : other_states)
+    if (s == state) return s;
+  return {};
+}
+
+std::string summary_text(const std::string& message) {
+  bool printable = true;
+  for (const char c : message) printable &= c >= 0x20 && c <= 0x7e;
+  std::string text = printable ? message : one_line(message);
+  // insert(0, 1, c), not insert(0, "'"): GCC 12's -Wrestrict false positive (PR 105651) in Release.
+  if (!text.empty() && std::string_view("=+-@").find(text.front()) != std::string_view::npos) text.insert(0, 1, '\'');
+  return text;
+}
+
+std::string render_summary_csv(const std::vector<batch_item>& items, const std::vector<line_outcome>& outcomes) {
+  std::string out = "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,predictions_sha256\n";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const summary_row r = row_of(outcomes[i]);
+    out += items[i].id + "," + std::to_string(items[i].line) + "," + std::string(r.state) + ",";
+    out += r.exit_code ? std::to_string(*r.exit_code) : std::string();
+    out += ",";
+    append_csv_field(out, r.message);  // printable: only , and " can make it quoted
+    // Appended piece by piece: "," + a temporary trips GCC 12's -Wrestrict (PR 105651) in Release.
+    out += ',';
+    out += number_text(r.wall);
+    out += ',';
+    out += number_text(r.cpu);
+    out += ',';
+    out += r.memory_peak ? std::to_string(*r.memory_peak) : std::string();
+    out += ',';
+    out += r.predictions_sha256;
+    out += '\n';
+  }
+  return out;
+}
+
+std::map<std::string, std::size_t> count_states(const std::vector<line_outcome>& outcomes) {
+  std::map<std::string, std::size_t> counts;
+  for (const auto& o : outcomes) ++counts[std::string(summary_state(o.state))];
+  return counts;
+}
+
+std::string render_summary_json(const summary_header& h, const std::vector<batch_item>& items,
+                                const std::vector<line_outcome>& outcomes) {
+  json::array rows;
+  bool complete = true;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const summary_row r = row_of(outcomes[i]);
+    complete &= is_verdict(std::string(r.state));
+    rows.push_back(
+        json::object{{"id", items[i].id},
+                     {"line", items[i].line},
+                     {"verdict", r.state},
+                     {"exit_code", r.exit_code ? json::value(*r.exit_code) : json::value(nullptr)},
+                     {"message", r.message},
+                     {"wall_seconds", rounded(r.wall)},
+                     {"cpu_seconds", rounded(r.cpu)},
+                     {"memory_peak_bytes", r.memory_peak ? json::value(*r.memory_peak) : json::value(nullptr)},
+                     {"predictions_sha256",
+                      r.predictions_sha256.empty() ? json::value(nullptr) : json::value(r.predictions_sha256)}});
+  }
+  json::object counts;
+  for (const auto& [state, n] : count_states(outcomes)) counts[state] = n;
+  const json::object doc{{"schema", "plb-sandbox/batch-summary/1"},
+                         {"privacy", "local-only: do not publish or return to the model submitters"},
+                         {"manifest", h.manifest},
+                         {"manifest_sha256", h.manifest_sha256},
+                         {"output_dir", h.output_dir},
+                         {"engine", h.engine},
+                         {"lines", items.size()},
+                         {"complete", complete},
+                         {"counts", std::move(counts)},
+                         {"rows", std::move(rows)}};
+  return json::serialize(doc) + "\n";
+}
+
+void write_summary(const output_dir& dir, const summary_header& h, const std::vector<batch_item>& items,
+                   const std::vector<line_outcome>& outcomes) {
+  replace_file_at(dir.fd.get(), dir.path, "batch-summary.csv", render_summary_csv(items, outcomes));
+  replace_file_at(dir.fd.get(), dir.path, "batch-summary.json", render_summary_json(h, items, outcomes));
+}
+
+}  // namespace plb::batch

@@ -1,0 +1,41 @@
+// The batch's summary, `batch-summary.csv` and `batch-summary.json`, replaced atomically as lines
+// finish. Every field is rendered from a validated value, whatever a line's outcome holds: states
+// from the tool's own list, exit statuses 0-255, digests as 64 lowercase hex digits (else empty),
+// figures only when finite and non-negative, and messages as one line of printable ASCII. No
+// cell can add a row, carry a control byte, or begin with = + - @ unless it is a number or a
+// manifest ID (which cannot begin with one).
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "batch/batch.hpp"
+#include "batch/batch_output_dir.hpp"
+
+namespace plb::batch {
+
+struct summary_header {
+  std::string manifest, manifest_sha256, output_dir, engine;
+};
+
+// A state the summary may show (a verdict, or pending, running, interrupted, not_run), or "".
+std::string_view summary_state(const std::string& state);
+
+// A message as one printable line; one that would begin with = + - or @ gets a ' in front, so a
+// spreadsheet shows it as text.
+std::string summary_text(const std::string& message);
+
+std::string render_summary_csv(const std::vector<batch_item>& items, const std::vector<line_outcome>& outcomes);
+std::string render_summary_json(const summary_header& header, const std::vector<batch_item>& items,
+                                const std::vector<line_outcome>& outcomes);
+
+// Both summary files, each replaced atomically in `dir`. Throws failure(internal_error).
+void write_summary(const output_dir& dir, const summary_header& header, const std::vector<batch_item>& items,
+                   const std::vector<line_outcome>& outcomes);
+
+// The summary's counts by state ("success": 3, "timeout": 1, "pending": 2, ...).
+std::map<std::string, std::size_t> count_states(const std::vector<line_outcome>& outcomes);
+
+}  // namespace plb::batch

@@ -1,0 +1,149 @@
+// The local engine: one preflight and one sweep for the batch, then a fixed pool of worker
+// threads, each taking the next pending line and running it exactly as sandbox-score would. The
+// calling thread only reports progress and rewrites the summary as lines finish.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "batch/backend.hpp"
+#include "runner/for_batch.hpp"
+
+namespace plb::batch {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// The host facts per runtime image: the preflight proves each image once (most batches use one).
+std::map<std::string, host_facts> preflight_once(const batch_plan& plan, const batch_start& start,
+                                                 const cancellation& cancel) {
+  std::map<std::string, host_facts> hosts;
+  if (start.to_run.empty()) return hosts;
+  const docker_engine engine;
+  const run_directory dir(new_run_id());
+  for (const std::size_t i : start.to_run) {
+    const auto& r = plan.items[i].request;
+    if (hosts.count(r.runtime_image)) continue;
+    const auto image = sandbox::parse_image_id(r.runtime_image);  // checked by the plan
+    hosts.emplace(r.runtime_image, preflight(engine, *image.id, r.limits, dir.docker_config_dir(), cancel));
+  }
+  cancel.check();
+  sweep_orphans(engine);
+  return hosts;
+}
+
+class batch_state {
+ public:
+  batch_state(std::vector<line_outcome> outcomes, std::size_t to_run) : outcomes_(std::move(outcomes)) {
+    progress_.total = to_run;
+  }
+  void started(std::size_t index) {
+    const std::lock_guard lock(mutex_);
+    outcomes_[index].state = "running";
+    ++progress_.running;
+    dirty_ = true;
+  }
+  void finished(std::size_t index, line_outcome o) {
+    {
+      const std::lock_guard lock(mutex_);
+      --progress_.running;
+      ++progress_.done;
+      progress_.failed += is_failure(o) ? 1 : 0;
+      outcomes_[index] = std::move(o);
+      dirty_ = true;
+    }
+    changed_.notify_one();
+  }
+  // Waits up to `period` for a change; returns a copy of the outcomes if something changed.
+  std::optional<std::vector<line_outcome>> wait(std::chrono::milliseconds period, batch_progress& progress) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, period, [&] { return dirty_; });
+    progress = progress_;
+    if (!dirty_) return std::nullopt;
+    dirty_ = false;
+    return outcomes_;
+  }
+  std::vector<line_outcome> take() {
+    const std::lock_guard lock(mutex_);
+    return outcomes_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<line_outcome> outcomes_;
+  batch_progress progress_;
+  bool dirty_ = true;
+};
+
+// As many runs at once as the host's CPUs hold the largest run's CPU limit (at least one).
+unsigned default_jobs(const batch_plan& plan) {
+  std::uint64_t millicores = 1000;
+  for (const auto& item : plan.items) millicores = std::max(millicores, item.request.limits.cpu_millicores);
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  return std::max<unsigned>(1, static_cast<unsigned>(cpus * 1000ull / millicores));
+}
+
+// Preflight and sweep once, then `jobs` runs at a time.
+batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan, unsigned jobs,
+                              const batch_hooks& hooks) {
+  const cancellation cancel(hooks.stop);
+  const output_dir dir = open_output_dir(config.output_dir, true);
+  batch_start start = start_batch(config, plan, dir);
+  const summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "local"};
+  const auto hosts = preflight_once(plan, start, cancel);  // a refused host leaves no summary behind
+  write_summary(dir, header, plan.items, start.outcomes);
+
+  batch_state state(start.outcomes, start.to_run.size());
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    while (!cancel.signal()) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= start.to_run.size()) return;
+      const batch_item& item = plan.items[start.to_run[k]];
+      state.started(item.index);
+      const run_hooks run{cancel, {}, &hosts.at(item.request.runtime_image)};
+      line_outcome o = run_line(item, run, dir, start.data_sha256[item.index]);
+      if (hooks.on_finish && o.state != "interrupted") hooks.on_finish(item, o);
+      state.finished(item.index, std::move(o));
+    }
+  };
+  const auto began = clock_type::now();
+  std::vector<std::thread> pool;
+  const std::size_t threads = std::min<std::size_t>(jobs == 0 ? 1 : jobs, start.to_run.size());
+  for (std::size_t i = 0; i < threads; ++i) pool.emplace_back(worker);
+  batch_progress progress;
+  while (true) {
+    const bool all_done = next.load() >= start.to_run.size() || cancel.signal();
+    if (auto changed = state.wait(std::chrono::milliseconds(200), progress))
+      write_summary(dir, header, plan.items, *changed);
+    progress.elapsed_seconds = std::chrono::duration<double>(clock_type::now() - began).count();
+    if (hooks.on_progress) hooks.on_progress(progress);
+    if (all_done && progress.running == 0) break;
+  }
+  for (auto& t : pool) t.join();
+  batch_outcome result{state.take(), cancel.signal()};
+  write_summary(dir, header, plan.items, result.outcomes);
+  return result;
+}
+
+class local_backend_type final : public backend {
+ public:
+  std::string_view name() const noexcept override { return "local"; }
+  bool queued() const noexcept override { return false; }
+  batch_outcome run(const batch_config& config, const batch_plan& plan, const backend_options& options,
+                    const batch_hooks& hooks) const override {
+    return run_local_batch(config, plan, options.jobs ? options.jobs : default_jobs(plan), hooks);
+  }
+};
+
+}  // namespace
+
+const backend& local_backend() {
+  static const local_backend_type instance;
+  return instance;
+}
+
+}  // namespace plb::batch

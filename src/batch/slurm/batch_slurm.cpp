@@ -1,0 +1,193 @@
+#include "batch/slurm/batch_slurm.hpp"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+
+#include "batch/batch_resume.hpp"
+#include "support/command.hpp"
+#include "support/dir_files.hpp"
+#include "support/failure.hpp"
+#include "support/one_line.hpp"
+#include "batch/slurm/slurm_queue.hpp"
+
+namespace plb::batch {
+namespace {
+
+using sandbox::verdict;
+
+// Before the tool and the docker client are counted: the watchdog's grace after the wall limit,
+// and what a task spends on its preflight, the image checks and the container's removal.
+constexpr std::uint64_t grace_seconds = 5;
+constexpr std::uint64_t task_overhead_seconds = 120;
+constexpr std::uint64_t tool_overhead_mib = 128;
+
+// Appends its pieces: "literal" + std::string temporaries trip GCC 12's -Wrestrict false positive
+// (PR 105651) in release builds.
+std::string text_of(std::initializer_list<std::string_view> pieces) {
+  std::string out;
+  for (const auto p : pieces) out.append(p);
+  return out;
+}
+
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string self_path() {
+  std::string buf(PATH_MAX, '\0');
+  const ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size());
+  if (n <= 0) fail(verdict::internal_error, "cannot find this program's path in /proc/self/exe");
+  buf.resize(static_cast<std::size_t>(n));
+  return buf;
+}
+
+// The job script: every task runs this tool on its own line; nothing else of the submitter's
+// environment than what sbatch exports.
+std::string job_script(const batch_config& config, const slurm_options& options) {
+  std::string s = "#!/bin/sh\n# Written by plb-sandbox batch: one manifest line per array task.\nexec";
+  for (const std::string& arg : std::vector<std::string>{self_path(), "batch", "--manifest", config.manifest_path,
+                                                         "--output-dir", config.output_dir})
+    s += text_of({" ", shell_quoted(arg)});
+  for (const std::string& arg : options.task_flags) s += text_of({" ", shell_quoted(arg)});
+  return s + " --index \"$SLURM_ARRAY_TASK_ID\"\n";
+}
+
+std::string submit(const batch_config& config, const output_dir& dir, const batch_plan& plan,
+                   const slurm_options& options, const std::vector<std::size_t>& lines) {
+  const std::string slurm_dir = config.output_dir + "/slurm";
+  const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
+  replace_file_at(slurm.get(), slurm_dir, "job.sh", job_script(config, options));
+  std::string array = text_of({"--array=", array_ranges(lines)});
+  if (options.throttle) array += text_of({"%", std::to_string(options.throttle)});
+  std::vector<std::string> args{"--parsable", "--job-name=plb-sandbox-batch", array,
+                                "--output=" + slurm_dir + "/%A_%a.log"};
+  for (auto& r : slurm_resources(plan, lines)) args.push_back(std::move(r));
+  if (!options.partition.empty()) args.push_back("--partition=" + options.partition);
+  if (!options.account.empty()) args.push_back("--account=" + options.account);
+  args.insert(args.end(), options.sbatch_options.begin(), options.sbatch_options.end());
+  args.push_back(slurm_dir + "/job.sh");
+  const command_output out = run_command(sbatch_path, args, std::chrono::seconds(60));
+  std::string job = out.out.substr(0, out.out.find_first_of(";\n"));
+  if (out.exit_code != 0 || job.empty() || job.find_first_not_of("0123456789") != std::string::npos)
+    fail(verdict::host_refused, "sbatch refused the job array: " + one_line(out.err.empty() ? out.out : out.err));
+  replace_file_at(slurm.get(), slurm_dir, "job-id", job + "\n");
+  return job;
+}
+
+}  // namespace
+
+void check_shared_output_dir(const std::string& dir) {
+  std::error_code ec;
+  const auto real = std::filesystem::weakly_canonical(dir, ec).string();
+  for (const char* local : {"/tmp", "/var/tmp", "/dev/shm", "/run"}) {
+    const std::string prefix = local;
+    if (real != prefix && real.rfind(prefix + "/", 0) != 0) continue;
+    std::string why = "--output-dir " + dir;
+    why += ": under " + prefix;
+    why += ", which is local to this machine; Slurm tasks on other nodes must see it (use storage every node mounts)";
+    fail(verdict::usage_error, why);
+  }
+  struct statfs fs {};
+  if (::statfs(std::filesystem::path(real).parent_path().c_str(), &fs) == 0 &&
+      (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
+    fail(verdict::usage_error, "--output-dir " + dir + ": on a memory file system local to this machine");
+}
+
+std::string array_ranges(const std::vector<std::size_t>& indexes) {
+  std::string out;
+  for (std::size_t i = 0; i < indexes.size();) {
+    std::size_t j = i;
+    while (j + 1 < indexes.size() && indexes[j + 1] == indexes[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(indexes[i]);
+    if (j > i) out += text_of({"-", std::to_string(indexes[j])});
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> slurm_resources(const batch_plan& plan, const std::vector<std::size_t>& lines) {
+  std::uint64_t millicores = 0, memory = 0, seconds = 0;
+  for (const std::size_t i : lines) {
+    const auto& l = plan.items[i].request.limits;
+    millicores = std::max(millicores, l.cpu_millicores);
+    memory = std::max(memory, l.memory_mib + l.input_json_mib + tool_overhead_mib);
+    seconds = std::max(seconds, l.wall_seconds + grace_seconds + task_overhead_seconds);
+  }
+  return {"--cpus-per-task=" + std::to_string((millicores + 999) / 1000), "--mem=" + std::to_string(memory) + "M",
+          "--time=" + std::to_string((seconds + 59) / 60)};
+}
+
+batch_outcome run_slurm_batch(const batch_config& config, const batch_plan& plan, const slurm_options& options,
+                              const batch_hooks& hooks) {
+  check_shared_output_dir(config.output_dir);
+  const output_dir dir = open_output_dir(config.output_dir, true);
+  batch_start start = start_batch(config, plan, dir);
+  const summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm"};
+  write_summary(dir, header, plan.items, start.outcomes);
+  if (start.to_run.empty()) return {std::move(start.outcomes), 0};
+  // A retried line's old record (resume verified it) goes now, so that --collect never mistakes it
+  // for the new run's.
+  for (const std::size_t i : start.to_run) ::unlinkat(dir.fd.get(), record_name(plan.items[i].id).c_str(), 0);
+  const std::string job = submit(config, dir, plan, options, start.to_run);
+  if (hooks.on_submitted) hooks.on_submitted(job);
+  if (!options.wait) return {std::move(start.outcomes), 0};
+  return wait_for_job(job, dir, header, plan, std::move(start), hooks);
+}
+
+batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& plan, const batch_hooks& hooks) {
+  const output_dir dir = open_output_dir(config.output_dir, true);
+  batch_config as_found = config;
+  as_found.retry = retry_policy::none;  // collecting re-runs nothing
+  batch_start start = start_batch(as_found, plan, dir);
+  const summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm"};
+  const std::string job_id = config.output_dir + "/slurm/job-id";
+  std::string why;
+  const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
+  const auto job = read_own_file(slurm.get(), "job-id", dir.owner, 64, why);
+  if (!job) fail(verdict::usage_error, "--collect: " + job_id + ": no submission recorded here (" + why + ")");
+  return wait_for_job(job->substr(0, job->find('\n')), dir, header, plan, std::move(start), hooks);
+}
+
+namespace {
+
+class slurm_backend_type final : public backend {
+ public:
+  std::string_view name() const noexcept override { return "slurm"; }
+  bool queued() const noexcept override { return true; }
+  batch_outcome run(const batch_config& config, const batch_plan& plan, const backend_options& options,
+                    const batch_hooks& hooks) const override {
+    slurm_options slurm;
+    slurm.partition = options.partition;
+    slurm.account = options.account;
+    slurm.sbatch_options = options.scheduler_options;
+    slurm.throttle = options.jobs;
+    slurm.wait = options.wait;
+    slurm.task_flags = options.task_flags;
+    slurm.task_flags.insert(slurm.task_flags.end(), {"--manifest-sha256", plan.manifest_sha256});
+    return run_slurm_batch(config, plan, slurm, hooks);
+  }
+  batch_outcome collect(const batch_config& config, const batch_plan& plan, const batch_hooks& hooks) const override {
+    return collect_slurm_batch(config, plan, hooks);
+  }
+};
+
+}  // namespace
+
+const backend& slurm_backend() {
+  static const slurm_backend_type instance;
+  return instance;
+}
+
+}  // namespace plb::batch

@@ -1,0 +1,50 @@
+// One way to run a container to completion, for the scoring run and the preflight's gVisor probe
+// alike: a reaper armed before anything starts, the watchdog run, inspection while the container
+// still exists, and removal confirmed by the daemon on every way out (exceptions included).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "runner/container/container_cleanup.hpp"
+#include "runner/container/docker_run.hpp"
+#include "runner/container/reaper.hpp"
+
+namespace plb::runner {
+
+struct completed_run {
+  docker_run_outcome outcome;
+  std::optional<container_state> state;  // nullopt: never created, or removed by someone else
+  bool daemon_lost = false;              // the daemon stopped answering during or right after the run
+  // Removed by something other than this run: gone or being removed when inspected, or already
+  // gone when this run came to remove it.
+  bool vanished = false;
+  std::string cleanup_problem;  // set when removal could not be confirmed (the container may remain)
+};
+
+class container_run {
+ public:
+  // Starts the reaper for `name`, which will enforce `wall` (+ grace); construct it as soon as the
+  // name is known.
+  container_run(const docker_engine& engine, std::string name, std::chrono::milliseconds wall);
+  // Removes the container if run() did not get that far (best effort: the first error stands);
+  // before run(), only releases the reaper: nothing can have been created under the name.
+  ~container_run();
+  container_run(const container_run&) = delete;
+  container_run& operator=(const container_run&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+
+  // Runs `request` (its container name must be name()), inspects and removes the container. A
+  // removal that cannot be confirmed is recorded in cleanup_problem, for the judge.
+  completed_run run(docker_run_request request, cgroup_monitor& monitor);
+
+ private:
+  const docker_engine& engine_;
+  std::string name_;
+  reaper reaper_;
+  bool removed_ = false;
+  bool launched_ = false;  // run() was called: a docker client may have created the container
+};
+
+}  // namespace plb::runner

@@ -1,0 +1,65 @@
+// Runs one `docker run` client under Boost.Process with the sandbox's watchdog:
+//   - stdin gets the features document; a script that never reads it neither hangs nor kills us;
+//   - stdout and stderr are drained together under one byte cap; stderr is discarded unread and
+//     stdout is kept only up to the cap, then discarded too while the client keeps being drained
+//     (an undrained client stalls and makes `docker rm -f` hang);
+//   - a deadline, the cap, or a stop request (cancellation) kill the container through the Engine
+//     API; the reaper (reaper.hpp) is told when the client starts, so the container's life stays
+//     bounded even if this process dies;
+//   - the container's cgroup is sampled while it runs.
+// Removing the container is the caller's job (see container_cleanup.hpp), after it has inspected it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/cancellation.hpp"
+#include "runner/container/cgroup_monitor.hpp"
+#include "runner/engine/docker_engine.hpp"
+#include "plb/sandbox/limits.hpp"
+#include "runner/container/reaper.hpp"
+
+namespace plb::runner {
+
+inline constexpr const char* docker_binary = "/usr/bin/docker";
+
+struct docker_run_request {
+  std::vector<std::string> arguments;  // from the sandbox policy: "run", ...
+  std::string container_name;
+  std::string_view stdin_data;
+  std::chrono::milliseconds wall{std::chrono::seconds(sandbox::SandboxLimits{}.wall_seconds)};
+  std::size_t output_cap_bytes = sandbox::bytes(sandbox::SandboxLimits{}.output_mib);
+  std::vector<std::string> environment;                               // "NAME=value", the client's whole environment
+  std::function<void(const sandbox::scoring_progress&)> on_progress;  // every 200 ms; may be empty
+  const cancellation* cancel = nullptr;                               // polled while the container runs
+  reaper* watcher = nullptr;                                          // told the client's PID and the wall time
+};
+
+struct docker_run_outcome {
+  bool client_exited = false;
+  int client_exit_code = -1;  // valid when client_exited
+  int client_signal = 0;      // the client died by this signal
+  bool timed_out = false;
+  bool output_cap_exceeded = false;
+  int interrupted_by = 0;        // the signal of a stop request honoured during the run
+  std::string start_problem;     // the docker client could not be started at all
+  bool daemon_lost = false;      // the daemon stopped answering during the run
+  bool reaper_lost = false;      // the run's reaper died: the run was stopped
+  std::string stdout_bytes;      // untrusted: parse it, never print it
+  std::size_t output_bytes = 0;  // stdout and stderr together, all that arrived
+  std::string container_id;      // once the daemon had created it
+  std::chrono::duration<double> elapsed{};
+  cgroup_usage usage;
+};
+
+docker_run_outcome run_docker(const docker_run_request& request, const docker_engine& engine, cgroup_monitor& monitor);
+
+// The docker client's environment: nothing of the operator's, only what points it at the local
+// daemon with an empty private configuration (no contexts, plugins or credential helpers).
+std::vector<std::string> docker_client_environment(const std::string& private_config_dir);
+
+}  // namespace plb::runner

@@ -1,0 +1,40 @@
+// The Docker Engine API's transport: HTTP over the local unix socket, the only daemon this tool
+// talks to. Only docker_engine.hpp (the typed client) builds requests; tests use this directly to
+// read raw answers.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace plb::runner {
+
+inline constexpr const char* docker_socket = "/var/run/docker.sock";
+inline constexpr const char* engine_api_version = "v1.41";  // Docker Engine 20.10
+
+struct engine_reply {
+  int status = 0;
+  std::string body;
+};
+
+class engine_transport {
+ public:
+  explicit engine_transport(std::string socket_path = docker_socket,
+                            std::chrono::seconds timeout = std::chrono::seconds(30));
+
+  // nullopt when the daemon cannot be reached at all; `problem` then says why.
+  std::optional<engine_reply> get(const std::string& path, std::string& problem) const;
+  std::optional<engine_reply> post(const std::string& path, std::string& problem) const;
+  std::optional<engine_reply> del(const std::string& path, std::string& problem) const;
+
+  const std::string& socket_path() const noexcept { return socket_; }
+
+ private:
+  enum class method { get, post, del };
+  std::optional<engine_reply> request(method m, const std::string& path, std::string& problem) const;
+
+  std::string socket_;
+  std::chrono::seconds timeout_;
+};
+
+}  // namespace plb::runner

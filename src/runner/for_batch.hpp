@@ -1,0 +1,37 @@
+// What the batch library needs of the runner beyond plb/sandbox/runner.hpp, in one deliberately
+// named header: a batch makes one preflight and one sweep for many runs, then runs each line with
+// that preflight, and checks each line's request under the manifest's field names. None of this
+// is public: runner.hpp's score() makes its own preflight every time, which is right for one run
+// and wrong for a thousand. Not installed; these types change with the runner.
+//
+// ci/check-layering holds that src/batch reaches the runner through this header only.
+#pragma once
+
+#include "runner/container/run_directory.hpp"
+#include "runner/container/sweep.hpp"
+#include "runner/engine/docker_engine.hpp"
+#include "runner/host/preflight.hpp"
+#include "runner/host/state_dirs.hpp"
+#include "runner/score/output_files.hpp"
+#include "runner/score/request_check.hpp"
+#include "runner/score/run_id.hpp"
+#include "runner/score/score.hpp"
+
+namespace plb::batch {
+
+// Each name the batch layer uses, said once.
+using runner::append_csv_field;  // the summary's cells, quoted like the predictions CSV's
+using runner::check_request;     // a line's request, checked like the runner API's
+using runner::docker_engine;     // the batch's own preflight and sweep talk to the daemon
+using runner::field_names;       // how a rejected request field is named (the manifest's names)
+using runner::host_facts;        // one preflight's answer, shared by the lines on that image
+using runner::new_run_id;
+using runner::open_state_dir;   // the batch key lives in the tool's state directory
+using runner::preflight;        // once per image per batch
+using runner::run_directory;    // the preflight's probe needs one
+using runner::run_hooks;        // a line's run, with the batch's preflight
+using runner::score_to_result;  // a line's run to its verdict, every failure caught
+using runner::state_dir;
+using runner::sweep_orphans;  // once before the first line
+
+}  // namespace plb::batch

@@ -1,0 +1,54 @@
+// What plb-sandbox's own command line needs of the runner beyond plb/sandbox/runner.hpp, in one
+// deliberately named header: the commands an operator runs on the host itself (doctor, sweep,
+// explain, the deadline warden's service) rather than to score. They print the runner's own
+// reports, so they take its types; an embedding program has no use for them, so runner.hpp keeps
+// them out. Not installed; these types change with the runner.
+//
+// ci/check-layering holds that tools/ reaches the runner through this header only.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plb/sandbox/image_id.hpp"
+#include "runner/container/sweep.hpp"
+#include "runner/engine/docker_engine.hpp"
+#include "runner/host/warden.hpp"
+#include "runner/score/explain.hpp"
+#include "runner/score/request_check.hpp"
+#include "runner/score/score_request.hpp"
+#include "support/cancellation.hpp"
+
+namespace plb::runner {
+
+// `doctor`: every host check, and the probe when a run directory can be made (with an image).
+struct doctor_report {
+  std::vector<std::string> lines;  // one per check, as render_checks words them
+  bool ready = false;              // no check failed
+};
+doctor_report doctor(const std::optional<sandbox::image_id>& image, const cancellation& cancel);
+
+}  // namespace plb::runner
+
+namespace plb::cli {
+
+using runner::check_request;  // the flags' request, checked under the flags' names
+using runner::docker_engine;  // the warden's passes ask the daemon
+using runner::docker_socket;
+using runner::doctor;
+using runner::explain;  // explain and its two renderings
+using runner::explanation;
+using runner::explanation_json;
+using runner::explanation_lines;
+using runner::field_names;
+using runner::overdue;      // what each pass removes
+using runner::ping_warden;  // `warden --status`, and the service's status lines
+using runner::render_warden_status;
+using runner::score_request;
+using runner::sweep_orphans;
+using runner::warden_period;
+using runner::warden_status;
+using runner::warden_stuck_seconds;
+
+}  // namespace plb::cli

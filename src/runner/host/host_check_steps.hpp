@@ -1,0 +1,63 @@
+// The host checks' shared parts (private to host_checks*.cpp): what a check may need and
+// provide, the context every check reads and fills, and the two slices of the table.
+#pragma once
+
+#include <array>
+#include <future>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "runner/host/gvisor_proof.hpp"
+#include "runner/host/preflight.hpp"
+#include "runner/host/warden.hpp"
+
+namespace plb::runner::checks {
+
+// What a check may need and what passing it provides.
+enum need : unsigned {
+  nothing = 0,
+  socket = 1u << 0,         // the daemon socket exists
+  daemon = 1u << 1,         // the daemon answers /info
+  runsc_entry = 1u << 2,    // a runsc runtime is registered
+  runsc_ok = 1u << 3,       // ... of a supported release and platform
+  image_given = 1u << 4,    // an image ID was given
+  image_present = 1u << 5,  // ... and is present locally
+};
+
+// The questions asked of the daemon and the warden besides /info, started together by the check
+// that asks for /info (once the local checks have passed): their round trips then overlap with
+// /info's (7-30 ms of dockerd's time) instead of adding up, and the checks read the answers in
+// table order. Each question is still asked once (call_budget.hpp).
+struct prefetched {
+  std::future<engine_result<std::optional<image_facts>>> image;              // with an image only
+  std::future<std::pair<std::optional<warden_status>, std::string>> warden;  // the status, or the problem
+  std::future<engine_result<std::vector<labelled_container>>> labelled;      // with a sweep_list only
+};
+
+struct check_context {
+  const host_inspection& what;
+  host_facts& facts;
+  std::optional<image_facts> image;
+  std::string skipped;  // set by a check that decided not to run (explain starts no container)
+  prefetched answers;
+};
+
+// Starts every prefetched question (daemon_answers calls it before asking /info itself).
+prefetched prefetch(const host_inspection& what);
+
+using check_fn = std::optional<refusal> (*)(check_context&, std::string& detail);
+
+struct host_check {
+  const char* requirement;
+  unsigned needs;     // what must have passed before it (else it is skipped, saying which)
+  unsigned provides;  // what passing it establishes
+  check_fn run;
+};
+
+// The table, in order, in two slices: the machine and its daemon (host_checks_daemon.cpp), then
+// the runsc runtime and the image (host_checks_runtime.cpp).
+extern const std::array<host_check, 8> machine_checks;
+extern const std::array<host_check, 5> runtime_checks;
+
+}  // namespace plb::runner::checks

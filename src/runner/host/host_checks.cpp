@@ -1,0 +1,83 @@
+// The host checks as one table, run in order: each row names its requirement, what must have
+// passed before it (a row whose needs are missing is skipped, saying which), what passing it
+// establishes, and the function that checks. The rows live beside their functions, in two slices
+// (host_checks_daemon.cpp, host_checks_runtime.cpp): a new check is one function and one row.
+#include <sys/utsname.h>
+
+#include <span>
+
+#include "runner/host/host_check_steps.hpp"
+
+namespace plb::runner {
+namespace {
+
+using namespace checks;
+
+const char* missing_reason(unsigned missing) {
+  if (missing & image_given) return "give --runtime-image";
+  if (missing & socket) return "needs the daemon socket";
+  if (missing & daemon) return "needs a daemon that answers";
+  if (missing & runsc_entry) return "needs the runsc runtime";
+  if (missing & runsc_ok) return "needs a supported runsc";
+  return "needs the image";
+}
+
+}  // namespace
+
+namespace checks {
+
+prefetched prefetch(const host_inspection& what) {
+  prefetched p;
+  const docker_engine& engine = what.engine;
+  if (what.image)
+    p.image = std::async(std::launch::async, [&engine, image = *what.image] { return engine.inspect_image(image); });
+  p.warden = std::async(std::launch::async, [] {
+    std::string problem;
+    auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
+    return std::pair{status, std::move(problem)};
+  });
+  if (what.sweep_list) p.labelled = std::async(std::launch::async, [&engine] { return engine.list_labelled(); });
+  return p;
+}
+
+}  // namespace checks
+
+std::vector<check_result> inspect_host(const host_inspection& what, host_facts& facts) {
+  utsname u{};
+  ::uname(&u);
+  facts.host_kernel = u.release;
+  check_context context{what, facts, std::nullopt, {}, {}};
+  unsigned established = what.image ? image_given : nothing;
+  std::vector<check_result> results;
+  for (const std::span<const host_check> slice :
+       {std::span<const host_check>(machine_checks), std::span<const host_check>(runtime_checks)})
+    for (const host_check& check : slice) {
+      check_result r;
+      r.requirement = check.requirement;
+      if (const unsigned missing = check.needs & ~established) {
+        r.detail = missing_reason(missing);
+        results.push_back(std::move(r));
+        continue;
+      }
+      context.skipped.clear();
+      if (auto problem = check.run(context, r.detail)) {
+        r.status = check_status::fail;
+        r.detail = problem->detail;
+        r.fix = problem->fix;
+        results.push_back(std::move(r));
+        if (what.mode == inspect_mode::preflight) return results;  // sandbox-score stops at the first failure
+        continue;
+      }
+      if (!context.skipped.empty()) {
+        r.detail = context.skipped;
+      } else {
+        r.status = check_status::pass;
+        established |= check.provides;
+      }
+      results.push_back(std::move(r));
+    }
+  if (what.sweep_list && context.answers.labelled.valid()) *what.sweep_list = context.answers.labelled.get();
+  return results;
+}
+
+}  // namespace plb::runner

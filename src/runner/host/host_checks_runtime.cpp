@@ -1,0 +1,108 @@
+// The host checks about the runsc runtime and the reviewed image (the table is in host_checks.cpp).
+#include <unistd.h>
+
+#include "runner/host/host_check_steps.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
+#include "runner/host/runsc_identity.hpp"
+
+namespace plb::runner::checks {
+namespace {
+
+std::optional<refusal> runsc_registered(check_context& c, std::string& detail) {
+  const auto rt = c.facts.daemon.runtimes.find(std::string(sandbox::policy_constants::runtime));
+  if (rt == c.facts.daemon.runtimes.end())
+    return refusal{
+        "the daemon has no runsc runtime",
+        "install gVisor and register it in /etc/docker/daemon.json (\"runtimes\": {\"runsc\": {\"path\": "
+        "\"/usr/bin/runsc\", \"runtimeArgs\": [\"--network=none\", \"--platform=systrap\"]}}), then restart dockerd"};
+  c.facts.runtime = rt->second;
+  if (c.facts.runtime.path.empty()) c.facts.runtime.path = std::string(sandbox::policy_constants::runtime);
+  const std::string& path = c.facts.runtime.path;
+  if (path.front() != '/')
+    return refusal{"the runsc runtime path \"" + path + "\" is not absolute", "give its full path in daemon.json"};
+  if (::access(path.c_str(), X_OK) != 0)
+    return refusal{"the runsc runtime binary " + path + " is missing or not executable", "reinstall runsc"};
+  detail = path;
+  return std::nullopt;
+}
+
+std::optional<refusal> runsc_release_check(check_context& c, std::string& detail) {
+  host_facts& f = c.facts;
+  const runsc_identity id = identify_runsc(f.runtime);  // cached: no exec while the binary is the same
+  f.runtime_version = id.version;
+  f.runtime_sha256 = id.sha256;
+  f.identity_from_cache = id.from_cache;
+  if (f.runtime_version.find("runsc") == std::string::npos)
+    return refusal{f.runtime.path + " --version does not report runsc", "point the runsc runtime at gVisor's binary"};
+  f.runtime_release = id.release;
+  f.runtime_platform = id.platform;
+  if (f.runtime_release.empty() || f.runtime_release < min_runsc_release)
+    return refusal{"runsc " + (f.runtime_release.empty() ? f.runtime_version : f.runtime_release) +
+                       " is older than the oldest gVisor plb-sandbox supports (" + min_runsc_release + ")",
+                   "install runsc " + std::string(min_runsc_release) +
+                       " or later (Debian 12: apt-get install -t bookworm-backports runsc; or run "
+                       "plb-sandbox-setup-host / ci/setup-host)"};
+  if (f.runtime_platform != required_platform)
+    return refusal{"the runsc runtime uses gVisor's " + f.runtime_platform +
+                       " platform; the limits (host task budget, timings) are measured on systrap",
+                   "set \"runtimeArgs\": [\"--network=none\", \"--platform=systrap\"] for runsc in "
+                   "/etc/docker/daemon.json, then restart dockerd"};
+  detail = f.runtime_release + " on " + f.runtime_platform + (f.identity_from_cache ? " (cached identity)" : "");
+  return std::nullopt;
+}
+
+std::optional<refusal> image_is_present(check_context& c, std::string& detail) {
+  const sandbox::image_id& image = *c.what.image;
+  // Asked by daemon_answers, which this row needs.
+  auto found = c.answers.image.valid() ? c.answers.image.get() : c.what.engine.inspect_image(image);
+  if (!found) return refusal{found.error().message(), "check dockerd"};
+  if (!*found)
+    return refusal{"image " + image.str() + " is not present locally (it is never pulled)",
+                   "build or pull it explicitly, review it, and pass the ID from `docker image inspect NAME --format "
+                   "'{{.Id}}'`"};
+  if ((*found)->id != image.str())
+    return refusal{"the daemon resolved " + image.str() + " to " + (*found)->id, "give the full image ID"};
+  c.image = std::move(**found);
+  detail = image.str();
+  return std::nullopt;
+}
+
+std::optional<refusal> image_has_no_volumes(check_context& c, std::string& detail) {
+  if (c.image->has_volumes)
+    return refusal{"image " + c.what.image->str() + " declares volumes, which would add mounts",
+                   "rebuild it without VOLUME"};
+  detail = "none declared";
+  return std::nullopt;
+}
+
+std::optional<refusal> runsc_is_gvisor(check_context& c, std::string& detail) {
+  host_facts& f = c.facts;
+  const proof_request r{c.what.engine,   f.daemon,      f.runtime,         *c.what.image, c.what.limits,
+                        c.what.work_dir, f.host_kernel, f.runtime_version, c.what.cancel};
+  gvisor_proof proof;
+  if (auto cached = cached_proof(r)) {
+    proof = *cached;
+  } else if (c.what.mode == inspect_mode::explain) {
+    c.skipped = "proving it starts a container; sandbox-score and doctor do";
+    return std::nullopt;
+  } else if (auto problem = prove_gvisor(r, proof)) {
+    return problem;
+  }
+  f.guest_kernel = proof.guest_kernel;
+  f.proof_from_cache = proof.from_cache;
+  detail = f.runtime_version + "; guest kernel " + f.guest_kernel + ", host " + f.host_kernel +
+           (f.proof_from_cache ? " (cached proof)" : "");
+  return std::nullopt;
+}
+
+}  // namespace
+
+const std::array<host_check, 5> runtime_checks{{
+    {"runsc registered", daemon, runsc_entry, runsc_registered},
+    {"runsc release", runsc_entry, runsc_ok, runsc_release_check},
+    {"image present", daemon | image_given, image_present, image_is_present},
+    {"image has no volumes", image_present, nothing, image_has_no_volumes},
+    {"runsc is gVisor", image_present | runsc_ok, nothing, runsc_is_gvisor},
+}};
+
+}  // namespace plb::runner::checks

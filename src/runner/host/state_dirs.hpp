@@ -1,0 +1,41 @@
+// The tool's state directories. Everything a run trusts passes through them (the script snapshot
+// that becomes the container's only mount, the gVisor proof cache), so each must be a real
+// directory (not a symlink), owned by root and writable by nobody else: otherwise another local
+// user could swap the snapshot after its digest was checked, or plant a proof.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "support/file_io.hpp"
+
+namespace plb::runner {
+
+inline constexpr const char* state_dir = "/var/lib/plb-sandbox";
+inline constexpr const char* runs_dir = "/var/lib/plb-sandbox/runs";
+inline constexpr const char* cache_dir = "/var/cache/plb-sandbox";
+// Where ci/setup-host (and plb-sandbox-setup-host) record the reviewed image's ID; the tool itself
+// never reads it (it takes --runtime-image), the tests and scripts do.
+inline constexpr const char* runtime_image_id_file = "/var/lib/plb-sandbox/runtime-image.id";
+
+struct state_dir_problem {
+  std::string detail;  // which directory and what is wrong with it
+  std::string fix;     // the command that mends it
+};
+
+// Checks the three directories; with `create`, first creates any that is missing (0755 for the
+// state directory, 0700 for runs/ and the cache, whatever the umask).
+std::optional<state_dir_problem> check_state_dirs(bool create);
+
+// runs/ opened with O_NOFOLLOW after check_state_dirs(true); throws failure(host_refused) with the
+// fix when a directory is unsafe.
+unique_fd open_runs_dir();
+
+// The state directory itself (it holds the batch key), checked and opened the same way.
+unique_fd open_state_dir();
+
+// The cache directory, checked the same way; an invalid descriptor when it is missing or unsafe
+// (a proof is then neither read nor stored).
+unique_fd open_cache_dir(bool create);
+
+}  // namespace plb::runner

@@ -1,0 +1,157 @@
+// The warden's pure parts (which containers are overdue, its status line) and the client's ping.
+#include "runner/host/warden.hpp"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include "support/file_io.hpp"
+#include "plb/sandbox/limits.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
+#include "runner/container/sweep.hpp"
+
+namespace plb::runner {
+namespace {
+
+// The longest deadline any run can have: the wall time's upper bound (limits.hpp) + the grace.
+constexpr std::int64_t longest_deadline() noexcept {
+  for (const auto& row : sandbox::limit_table)
+    if (row.field == sandbox::limit_field::wall_seconds)
+      return static_cast<std::int64_t>(row.max + sandbox::policy_constants::deadline_grace_seconds);
+  return 0;
+}
+static_assert(longest_deadline() > static_cast<std::int64_t>(sandbox::policy_constants::probe_wall_seconds));
+
+// Digits only; a value past the longest deadline is clamped to it, so no label buys more time.
+std::optional<std::int64_t> seconds_of(const std::string& label) noexcept {
+  if (label.empty()) return std::nullopt;
+  std::int64_t v = 0;
+  for (char c : label) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = std::min(v * 10 + (c - '0'), longest_deadline());
+  }
+  return v;
+}
+
+// The value after "key=" in a space-separated status line.
+std::optional<std::int64_t> field(const std::string& line, std::string_view key) noexcept {
+  std::string needle(1, ' ');  // appended, not " " + key: GCC 12's -Wrestrict false positive (PR 105651)
+  needle.append(key).push_back('=');
+  const auto at = line.find(needle);
+  if (at == std::string::npos) return std::nullopt;
+  const char* first = line.data() + at + needle.size();
+  const char* last = line.data() + line.size();
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc{} || (end != last && *end != ' ' && *end != '\n')) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::vector<overdue_container> overdue(const std::vector<labelled_container>& listed, std::int64_t now) {
+  std::vector<overdue_container> out;
+  for (const auto& c : listed) {
+    const auto after = seconds_of(c.deadline_label);
+    if (run_id_of(c.name, c.run_label).empty() || !after || c.created <= 0) continue;
+    const std::int64_t past = now - (c.created + *after);
+    if (past >= 0) out.push_back({c.name, past});
+  }
+  return out;
+}
+
+std::string render_warden_status(const warden_status& s) {
+  return "plb-sandbox-warden pid=" + std::to_string(s.pid) + " last-pass-ms=" + std::to_string(s.last_pass_ms) +
+         " removed=" + std::to_string(s.removed) + " stuck=" + std::to_string(s.stuck) + "\n";
+}
+
+std::optional<warden_status> parse_warden_status(const std::string& line) noexcept try {
+  if (!line.starts_with("plb-sandbox-warden ") || line.size() > 256 || !line.ends_with("\n")) return std::nullopt;
+  const auto pid = field(line, "pid");
+  const auto age = field(line, "last-pass-ms");
+  const auto removed = field(line, "removed");
+  // A warden of an earlier build counts no stuck containers: absent reads as none.
+  const auto stuck = line.find(" stuck=") == std::string::npos ? std::optional<std::int64_t>(0) : field(line, "stuck");
+  if (!pid || !age || !removed || !stuck || *pid <= 0 || *age < -1 || *removed < 0 || *stuck < 0) return std::nullopt;
+  return warden_status{static_cast<long>(*pid), *age, static_cast<std::uint64_t>(*removed),
+                       static_cast<std::uint64_t>(*stuck)};
+} catch (...) {
+  return std::nullopt;
+}
+
+std::optional<warden_status> ping_warden(const std::string& socket_path, std::chrono::milliseconds timeout,
+                                         std::string& problem) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (socket_path.size() >= sizeof address.sun_path) {
+    problem = "socket path too long";
+    return std::nullopt;
+  }
+  std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  const unique_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const timeval tv{static_cast<time_t>(timeout.count() / 1000),
+                   static_cast<suseconds_t>(timeout.count() % 1000) * 1000};
+  ::setsockopt(s.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(s.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  if (!s || ::connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    problem = "no warden answers at " + socket_path + " (" + std::strerror(errno) + ")";
+    return std::nullopt;
+  }
+  // Only root can have bound a socket in the root-only warden directory, but the peer is checked
+  // anyway: a status is worth nothing from anyone else.
+  ucred peer{};
+  socklen_t len = sizeof peer;
+  if (::getsockopt(s.get(), SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != 0) {
+    problem = "the process answering at " + socket_path + " is not root's";
+    return std::nullopt;
+  }
+  std::string line;
+  char buf[256];
+  while (line.size() < 256) {
+    const ssize_t n = ::read(s.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    line.append(buf, static_cast<std::size_t>(n));
+  }
+  auto status = parse_warden_status(line);
+  if (!status) {
+    problem = "the warden at " + socket_path + " did not answer within " + std::to_string(timeout.count()) +
+              " ms with a status line";
+    return std::nullopt;
+  }
+  status->pid = peer.pid;  // the kernel's word, not the line's: callers signal this PID
+  return status;
+}
+
+std::optional<warden_refusal> check_warden(std::string& detail) {
+  std::string problem;
+  const auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
+  return judge_warden(status, problem, detail);
+}
+
+std::optional<warden_refusal> judge_warden(const std::optional<warden_status>& status, const std::string& problem,
+                                           std::string& detail) {
+  const std::string fix =
+      "start it: systemctl enable --now plb-sandbox-warden (without systemd: plb-sandbox-setup-host, or "
+      "/usr/share/plb-sandbox/start-warden /usr/bin/plb-sandbox)";
+  if (!status) return warden_refusal{problem, fix};
+  const std::string who = "the warden (pid " + std::to_string(status->pid) + ")";
+  const auto stale = std::chrono::duration_cast<std::chrono::milliseconds>(warden_stale).count();
+  if (status->last_pass_ms < 0 || status->last_pass_ms > stale)
+    return warden_refusal{who + " has not reached the daemon for " +
+                              (status->last_pass_ms < 0 ? std::string("any pass yet")
+                                                        : std::to_string(status->last_pass_ms / 1000) + " s"),
+                          "see its log; restart it once dockerd answers"};
+  if (status->stuck > 0)
+    return warden_refusal{who + " cannot remove " + std::to_string(status->stuck) + " container(s) " +
+                              std::to_string(warden_stuck_seconds) + " s or more past their deadline",
+                          "see its log and dockerd's; remove them by hand (docker rm -f) once the daemon can"};
+  detail = "pid " + std::to_string(status->pid) + ", last pass " + std::to_string(status->last_pass_ms) + " ms ago";
+  return std::nullopt;
+}
+
+}  // namespace plb::runner

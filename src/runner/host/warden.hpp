@@ -1,0 +1,75 @@
+// The warden: the host service that bounds every sandbox when no process of the tool is left.
+//
+// The tool's watchdog (docker_run) and its reaper (reaper.hpp) are the fast paths, but both are
+// host processes of the tool: a cgroup-wide SIGKILL (a Slurm cancel under proctrack/cgroup, a
+// systemd stop, a pod kill) takes them with the docker client, and the container, which lives in
+// the daemon's cgroups, runs on. gVisor does not enforce RLIMIT_CPU, and a watchdog inside the
+// sandbox can be frozen by the script, so the bound comes from here, as the kubelet and slurmd
+// enforce the deadlines their clients only declare:
+//   - every container of the tool carries its deadline, `plb-sandbox.expires-after=<wall + grace>`
+//     seconds after the daemon created it (sandbox_policy.hpp);
+//   - the warden, started with dockerd (ci/setup-host, the package's systemd unit), lists the
+//     tool's containers once a period and removes each one past its deadline, running or not,
+//     whatever became of the run that created it. It retries every period until the daemon
+//     confirms, and logs one line per container on stderr;
+//   - it answers a status line on a unix socket, and the preflight and doctor refuse a host whose
+//     warden does not answer (host_checks_daemon.cpp).
+// So no sandbox lives past creation + wall + grace + one period + the daemon's removal time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/engine/engine_json.hpp"
+
+namespace plb::runner {
+
+inline constexpr const char* warden_dir = "/run/plb-sandbox";
+inline constexpr const char* warden_socket = "/run/plb-sandbox/warden.sock";
+inline constexpr std::chrono::milliseconds warden_period{1000};
+// A warden whose last pass over the daemon is older than this is stuck: the host is refused.
+inline constexpr std::chrono::seconds warden_stale{10};
+
+struct overdue_container {
+  std::string name;
+  std::int64_t seconds_past = 0;  // how long past its deadline, by the daemon's creation time
+};
+
+// The tool's containers (name and run label agree) whose deadline has passed at `now` (Unix
+// seconds). A container without a deadline label of digits is not the warden's to judge; a label
+// past the longest wall time + grace counts as that (no run may be given longer).
+std::vector<overdue_container> overdue(const std::vector<labelled_container>& listed, std::int64_t now);
+
+// A container this long past its deadline and still there means the warden cannot remove it
+// (the daemon refuses, or runsc hangs on the kill): no new run is admitted then.
+inline constexpr std::int64_t warden_stuck_seconds = 30;
+
+// What a warden answers: "plb-sandbox-warden pid=<n> last-pass-ms=<n> removed=<n> stuck=<n>".
+struct warden_status {
+  long pid = 0;                    // ping_warden replaces it with the peer's, from the kernel
+  std::int64_t last_pass_ms = -1;  // age of the last complete pass; -1: none yet
+  std::uint64_t removed = 0;
+  std::uint64_t stuck = 0;  // containers still there warden_stuck_seconds past their deadline
+};
+std::string render_warden_status(const warden_status& s);
+std::optional<warden_status> parse_warden_status(const std::string& line) noexcept;
+
+// Asks the warden at `socket_path` for its status, within `timeout`. nullopt with `problem` set
+// when nothing answers, the answer is malformed, or the peer is not root.
+std::optional<warden_status> ping_warden(const std::string& socket_path, std::chrono::milliseconds timeout,
+                                         std::string& problem);
+
+// The preflight's question: nullopt when the warden answers, is current and removes what it must;
+// otherwise what is wrong and the fix. Every run asks it, a batch's lines included.
+struct warden_refusal {
+  std::string detail, fix;
+};
+std::optional<warden_refusal> check_warden(std::string& detail);
+// The same judgement of a status already asked for (nullopt: `problem` says why there is none).
+std::optional<warden_refusal> judge_warden(const std::optional<warden_status>& status, const std::string& problem,
+                                           std::string& detail);
+
+}  // namespace plb::runner

@@ -1,0 +1,57 @@
+// plb::sandbox::score: the runner API over the tool's units. Every failure becomes a result with
+// the verdict's exit code and one clean line; nothing escapes as an exception.
+#include "plb/sandbox/runner.hpp"
+
+#include <chrono>
+
+#include "support/failure.hpp"
+#include "support/one_line.hpp"
+#include "runner/score/request_check.hpp"
+#include "runner/score/score.hpp"
+
+namespace plb::runner {
+
+sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks) {
+  using sandbox::verdict;
+  const auto started = std::chrono::steady_clock::now();
+  sandbox::scoring_result result;
+  run_report run;
+  const auto finish = [&](verdict v, const std::string& message) {
+    result.outcome = v;
+    result.exit_code = sandbox::exit_code(v);
+    result.message = one_line(message);
+    result.usage = run.usage;
+    result.phases = run.phases;
+    result.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+  };
+  try {
+    const score_request checked = check_request(request, api_field_names());
+    sandbox_score(checked, hooks, run);
+    result.predictions_path = run.predictions_path;
+    result.provenance_path = run.provenance_path;
+    return finish(verdict::success, "predictions and provenance written");
+  } catch (const failure& f) {
+    return finish(f.verdict(), f.what());
+  } catch (const interrupted& i) {
+    result.stopped_by = i.signal;
+    finish(verdict::internal_error, "stopped on request (" + std::to_string(i.signal) +
+                                        "); any container and run directory were removed and nothing was published");
+    result.exit_code = 128 + (i.signal > 0 ? i.signal : 0);
+    return result;
+  } catch (const std::exception& e) {
+    return finish(verdict::internal_error, e.what());
+  } catch (...) {
+    return finish(verdict::internal_error, "unknown failure");
+  }
+}
+
+}  // namespace plb::runner
+
+namespace plb::sandbox {
+
+scoring_result score(const scoring_request& request, const scoring_options& options) {
+  return runner::score_to_result(request, runner::run_hooks{cancellation(options.stop), options.on_progress});
+}
+
+}  // namespace plb::sandbox

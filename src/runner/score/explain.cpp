@@ -1,0 +1,109 @@
+#include "runner/score/explain.hpp"
+
+#include "runner/engine/call_budget.hpp"
+#include "runner/container/docker_run.hpp"
+#include "runner/engine/engine_transport.hpp"
+#include "support/failure.hpp"
+#include "runner/container/run_directory.hpp"
+#include "runner/score/score.hpp"
+#include "runner/score/snapshot.hpp"
+
+namespace plb::runner {
+
+explanation explain(const score_request& request) {
+  const prepared_inputs in = prepare_inputs(request, nullptr);
+  explanation e{request,
+                in.script.bytes.size(),
+                in.script.digest.hex(),
+                in.input.table.rows(),
+                in.input.table.columns(),
+                in.document.size(),
+                {},
+                {}};
+  host_facts facts;
+  const std::optional<sandbox::image_id> image(request.image);
+  e.checks = inspect_host({docker_engine{}, image, request.limits, runs_dir, nullptr, inspect_mode::explain}, facts);
+  const std::string example_run(sandbox::policy_constants::run_id_digits, '0');
+  const auto policy =
+      build_policy(request, std::string(runs_dir) + "/" + example_run + "/" + snapshot_file_name, example_run);
+  e.argv.push_back(docker_binary);
+  for (auto& a : policy.docker_run_arguments()) e.argv.push_back(std::move(a));
+  for (const auto& c : e.checks)
+    if (c.status == check_status::fail) fail(sandbox::verdict::host_refused, c.detail + ": " + c.fix);
+  return e;
+}
+
+std::vector<std::string> explanation_lines(const explanation& e) {
+  const score_request& r = e.request;
+  std::vector<std::string> lines{
+      "nothing was run; a sandbox-score with these flags would:",
+      "  run --model " + r.model + " (" + std::to_string(e.script_bytes) + " bytes, SHA-256 " + e.script_sha256 +
+          ", verified)",
+      "  on " + std::to_string(e.rows) + " rows x " + std::to_string(e.columns) + " features of --data " + r.data +
+          " (" + std::to_string(e.stdin_bytes) + " bytes of JSON on stdin)",
+      "  as " + std::string(sandbox::name(r.task)) + ", writing " + r.output + " and " + r.provenance,
+      "host (no container started):"};
+  for (const auto& line : render_checks(e.checks)) lines.push_back("  " + line);
+  lines.push_back("limits:");
+  for (const auto& i : sandbox::limit_table)
+    lines.push_back("  " + std::string(i.name) + " = " + std::to_string(sandbox::get(r.limits, i.field)) + " " +
+                    std::string(i.unit) + " (bounds " + std::to_string(i.min) + " to " + std::to_string(i.max) + ")");
+  lines.push_back("  pids_limit = " + std::to_string(sandbox::pids_limit(r.limits)) + " host tasks");
+  lines.push_back("docker argv (each run gets a fresh run ID in place of the zeros):");
+  lines.push_back("  " + e.argv.front());
+  for (std::size_t i = 1; i < e.argv.size(); ++i) lines.push_back("    " + e.argv[i]);
+  return lines;
+}
+
+namespace {
+
+// call_budget.hpp's rows, for the test that counts a real run against them.
+boost::json::object call_budget_json() {
+  namespace json = boost::json;
+  static constexpr const char* phases[] = {"preflight", "run", "cleanup"};
+  static constexpr const char* windows[] = {"none", "run", "until_created"};
+  json::array execs, engine;
+  for (const auto& x : budget::execs)
+    execs.push_back(json::object{{"program", x.program}, {"count", x.count}, {"reason", x.reason}});
+  for (const auto& c : budget::engine)
+    engine.push_back(json::object{{"who", c.who},
+                                  {"phase", phases[static_cast<int>(c.when)]},
+                                  {"method", c.method},
+                                  {"path", c.path},
+                                  {"count", c.count},
+                                  {"extra", windows[static_cast<int>(c.extra)]},
+                                  {"per_samples", c.per_samples},
+                                  {"reason", c.reason}});
+  return json::object{{"sample_period_ms", budget::sample_period.count()},
+                      {"api_prefix", std::string("/") + engine_api_version},
+                      {"execs", std::move(execs)},
+                      {"engine", std::move(engine)}};
+}
+
+}  // namespace
+
+boost::json::object explanation_json(const explanation& e) {
+  namespace json = boost::json;
+  json::array checks;
+  for (const auto& c : e.checks) {
+    const char* status = c.status == check_status::pass ? "pass" : c.status == check_status::fail ? "fail" : "skipped";
+    checks.push_back(
+        json::object{{"requirement", c.requirement}, {"status", status}, {"detail", c.detail}, {"fix", c.fix}});
+  }
+  json::object limits;
+  for (const auto& i : sandbox::limit_table) limits[i.name] = sandbox::get(e.request.limits, i.field);
+  limits["pids_limit"] = sandbox::pids_limit(e.request.limits);
+  json::array argv;
+  for (const auto& a : e.argv) argv.emplace_back(a);
+  return json::object{
+      {"script", {{"path", e.request.model}, {"bytes", e.script_bytes}, {"sha256", e.script_sha256}}},
+      {"data", {{"path", e.request.data}, {"rows", e.rows}, {"features", e.columns}, {"stdin_bytes", e.stdin_bytes}}},
+      {"task_type", sandbox::name(e.request.task)},
+      {"outputs", {{"predictions", e.request.output}, {"provenance", e.request.provenance}}},
+      {"host", std::move(checks)},
+      {"limits", std::move(limits)},
+      {"docker_argv", std::move(argv)},
+      {"call_budget", call_budget_json()}};
+}
+
+}  // namespace plb::runner

@@ -1,0 +1,74 @@
+#include "runner/score/judge.hpp"
+
+namespace plb::runner {
+namespace {
+
+using sandbox::verdict;
+
+// The container's end as it happened: the client, attached through the daemon, exited with the
+// very status the daemon (answering again) reports for the container. A daemon that was slow or
+// briefly unreachable meanwhile changed nothing the script did, so the verdict is the container's;
+// calling it a runtime failure would make it retryable and give the script a second run. A client
+// that lost the daemon exits with its own error instead (125), and then nothing shows how the
+// script ended.
+bool end_seen_by_client(const completed_run& done) {
+  const auto& state = done.state;
+  return state && state->status == "exited" && done.outcome.client_exited &&
+         done.outcome.client_exit_code == state->exit_code;
+}
+
+std::optional<run_verdict> judge_exit(const completed_run& done, const sandbox::SandboxLimits& limits) {
+  const docker_run_outcome& out = done.outcome;
+  const container_state& state = *done.state;
+  if (!end_seen_by_client(done))
+    return run_verdict{verdict::runtime_failed, "the docker client did not report the container's exit (client exit " +
+                                                    std::to_string(out.client_exit_code) + ", container exit " +
+                                                    std::to_string(state.exit_code) + "): the daemon lost the run"};
+  if (state.exit_code == 0) return std::nullopt;
+  if (state.exit_code == 137 && out.usage.memory_limit_hits > 0)
+    return run_verdict{verdict::memory_exhausted,
+                       "the sandbox was killed at its " + std::to_string(limits.memory_mib) + " MiB memory limit"};
+  std::string why = "the script exited with status " + std::to_string(state.exit_code);
+  if (out.usage.pids_limit_hits > 0)
+    why += " after the sandbox reached its host task limit (" + std::to_string(sandbox::pids_limit(limits)) + ")";
+  return run_verdict{verdict::script_failed, why};
+}
+
+}  // namespace
+
+std::optional<run_verdict> judge(const completed_run& done, const sandbox::SandboxLimits& limits) {
+  const docker_run_outcome& out = done.outcome;
+  const std::optional<container_state>& state = done.state;
+  // Cleanup first: a container that may remain is the operator's problem whatever the script did.
+  if (!done.cleanup_problem.empty()) return run_verdict{verdict::cleanup_failed, done.cleanup_problem};
+  if (!out.start_problem.empty()) return run_verdict{verdict::internal_error, out.start_problem};
+  if (done.daemon_lost && !end_seen_by_client(done))
+    return run_verdict{
+        verdict::runtime_failed,
+        "the Docker daemon stopped answering during the run (restarted?); the run's container was removed"};
+  if (out.reaper_lost)
+    return run_verdict{verdict::runtime_failed,
+                       "the run's reaper process died, so the run was stopped before the script finished"};
+  if (out.timed_out)
+    return run_verdict{verdict::timeout,
+                       "the script did not finish within its " + std::to_string(limits.wall_seconds) + " s wall time"};
+  if (out.output_cap_exceeded)
+    return run_verdict{verdict::output_cap_exceeded, "the script wrote more than " + std::to_string(limits.output_mib) +
+                                                         " MiB to stdout and stderr together"};
+  // Created, then removed by something other than this run: never a verdict against the script.
+  if (done.vanished && !out.container_id.empty())
+    return run_verdict{verdict::runtime_failed,
+                       "the container vanished during the run (removed by something other than this run)"};
+  if ((state && state->oom_killed) || out.usage.oom_kills > 0)
+    return run_verdict{verdict::memory_exhausted,
+                       "the sandbox ran out of its " + std::to_string(limits.memory_mib) + " MiB of memory"};
+  if (!state || state->started_at.empty() || state->started_at.starts_with("0001-")) {
+    if (state && !state->error.empty())
+      return run_verdict{verdict::runtime_failed, "the container did not start: " + state->error};
+    return run_verdict{verdict::runtime_failed, "docker run failed before the container started (client exit " +
+                                                    std::to_string(out.client_exit_code) + ")"};
+  }
+  return judge_exit(done, limits);
+}
+
+}  // namespace plb::runner

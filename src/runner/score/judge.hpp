@@ -1,0 +1,24 @@
+// The verdict of a finished sandbox run: a pure function of what was observed (the watchdog's
+// outcome, the container's inspected state, whether cleanup was confirmed) and the limits. Only
+// numbers and the tool's own words reach a message. Unit-tested case by case
+// (tests/tool/judge_test.cpp), including the verdicts no script can cause.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "runner/container/container_run.hpp"
+#include "plb/sandbox/limits.hpp"
+#include "plb/sandbox/verdict.hpp"
+
+namespace plb::runner {
+
+struct run_verdict {
+  sandbox::verdict verdict;
+  std::string message;
+};
+
+// nullopt: the script ran to a clean exit, and its stdout decides (success or output_rejected).
+std::optional<run_verdict> judge(const completed_run& done, const sandbox::SandboxLimits& limits);
+
+}  // namespace plb::runner

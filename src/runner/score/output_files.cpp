@@ -1,0 +1,133 @@
+#include "runner/score/output_files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <climits>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+#include "support/failure.hpp"
+#include "support/file_io.hpp"
+
+namespace plb::runner {
+namespace {
+
+std::string parent_of(const std::string& path) {
+  const auto p = std::filesystem::path(path).parent_path();
+  return p.empty() ? "." : p.string();
+}
+
+// An unnamed file in the target's directory (O_TMPFILE): if the tool dies before publishing,
+// there is nothing to clean up.
+unique_fd create_unnamed(const std::string& dir, const std::string& contents) {
+  unique_fd fd(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+  if (!fd)
+    fail(sandbox::verdict::internal_error, "cannot create an output file in " + dir + ": " + std::strerror(errno));
+  if (const int e = write_all(fd.get(), contents))
+    fail(sandbox::verdict::internal_error, "cannot write an output file in " + dir + ": " + std::strerror(e));
+  if (::fsync(fd.get()) != 0)
+    fail(sandbox::verdict::internal_error, "cannot sync an output file in " + dir + ": " + std::strerror(errno));
+  return fd;
+}
+
+// linkat never replaces an existing name: EEXIST if someone took the path meanwhile.
+bool link_as(const unique_fd& fd, const std::string& path, int& error) {
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd.get());
+  if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
+  error = errno;
+  return false;
+}
+
+}  // namespace
+
+void check_fresh_output(const std::string& path, const char* flag) {
+  const auto refuse = [&](const std::string& why) {
+    fail(sandbox::verdict::usage_error, std::string(flag) + " " + path + ": " + why);
+  };
+  if (path.empty()) fail(sandbox::verdict::usage_error, std::string(flag) + " is empty");
+  if (path.size() >= PATH_MAX) refuse("path longer than the system allows");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) refuse("already exists: choose a fresh path");
+  if (errno != ENOENT) refuse(std::strerror(errno));
+  const std::string dir = parent_of(path);
+  if (::stat(dir.c_str(), &st) != 0) refuse("directory " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) refuse(dir + " is not a directory");
+  struct statvfs fs {};
+  const std::string name = std::filesystem::path(path).filename().string();
+  if (name.empty() || name == "." || name == "..") refuse("names a directory, not a file");
+  if (::statvfs(dir.c_str(), &fs) == 0 && name.size() > fs.f_namemax)
+    refuse("file name longer than the " + std::to_string(fs.f_namemax) + " bytes its file system allows");
+  // The same kind of file publishing creates, made and dropped now: an unwritable directory or a
+  // file system without O_TMPFILE is refused before anything runs, not after.
+  const unique_fd probe(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+  if (!probe) refuse("cannot create files in " + dir + ": " + std::strerror(errno));
+}
+
+std::string provenance_path_for(const std::string& output) { return output + ".sandbox.json"; }
+
+void append_csv_field(std::string& out, const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) {
+    out += s;
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+std::string render_predictions_csv(const sandbox::feature_table& table, const std::vector<double>& predictions) {
+  std::string out;
+  out.reserve(predictions.size() * 24 + 32);
+  if (table.id_column.empty())
+    out += "row";
+  else
+    append_csv_field(out, table.id_column);
+  out += ",prediction\n";
+  char buf[32];
+  for (std::size_t i = 0; i < predictions.size(); ++i) {
+    if (table.id_column.empty())
+      out += std::to_string(i);
+    else
+      append_csv_field(out, table.ids[i]);
+    out += ',';
+    const auto r = std::to_chars(buf, buf + sizeof buf, predictions[i]);
+    out.append(buf, r.ptr);
+    out += '\n';
+  }
+  return out;
+}
+
+void publish_outputs(const std::string& predictions_path, const std::string& predictions_csv,
+                     const std::string& provenance_path, const std::string& provenance_json) {
+  const unique_fd a = create_unnamed(parent_of(predictions_path), predictions_csv);
+  const unique_fd b = create_unnamed(parent_of(provenance_path), provenance_json);
+  int error = 0;
+  const bool first = link_as(a, predictions_path, error);
+  const bool second = first && link_as(b, provenance_path, error);
+  if (!first)
+    fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + std::strerror(error));
+  if (!second) {
+    ::unlink(predictions_path.c_str());  // ours: linked a moment ago, never both or neither broken
+    fail(sandbox::verdict::internal_error, "cannot publish " + provenance_path + ": " + std::strerror(error));
+  }
+}
+
+}  // namespace plb::runner
+
+namespace plb::runner {
+
+void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path) noexcept {
+  ::unlink(provenance_path.c_str());
+  ::unlink(predictions_path.c_str());
+}
+
+}  // namespace plb::runner

@@ -1,0 +1,65 @@
+#include "runner/score/request_check.hpp"
+
+#include <set>
+
+#include "support/failure.hpp"
+#include "runner/score/output_files.hpp"
+
+namespace plb::runner {
+namespace {
+
+using sandbox::verdict;
+
+std::string limit_field_name(sandbox::limit_field f) { return "limits." + std::string(sandbox::info(f).name); }
+
+}  // namespace
+
+field_names api_field_names() noexcept {
+  return {"model_path",
+          "model_sha256",
+          "runtime_image",
+          "features",
+          "id_column",
+          "output_path",
+          "output_path (its provenance)",
+          &limit_field_name};
+}
+
+score_request check_request(const sandbox::scoring_request& in, const field_names& names, bool fresh_outputs) {
+  if (in.model_path.empty()) fail(verdict::usage_error, std::string(names.model) + " is empty");
+  const auto digest = sandbox::parse_sha256_hex(in.model_sha256);
+  if (!digest)
+    fail(verdict::usage_error, std::string(names.model_sha256) + ": " + std::string(sandbox::message(digest.error)) +
+                                   " at character " + std::to_string(digest.offset + 1) +
+                                   " (expected 64 hex digits, as sha256sum prints)");
+  const auto image = sandbox::parse_image_id(in.runtime_image);
+  if (!image)
+    fail(verdict::usage_error,
+         std::string(names.runtime_image) + " " + in.runtime_image + ": " + std::string(sandbox::message(image.error)));
+  if (in.features.empty())
+    fail(verdict::usage_error, std::string(names.feature) + ": at least one feature column is needed");
+  std::set<std::string> seen;
+  for (const auto& feature : in.features) {
+    if (feature.empty()) fail(verdict::usage_error, std::string(names.feature) + ": empty column name");
+    if (!seen.insert(feature).second)
+      fail(verdict::usage_error, std::string(names.feature) + " " + feature + ": given more than once");
+  }
+  if (!in.id_column.empty() && seen.count(in.id_column))
+    fail(verdict::usage_error, std::string(names.id_column) + " " + in.id_column + ": also given as a feature");
+  // The same validate() the core's builder applies: a caller's limits are bounded the same way.
+  if (const auto v = sandbox::validate(in.limits)) {
+    const auto& i = sandbox::info(v->field);
+    fail(verdict::usage_error, names.limit(v->field) + " = " + std::to_string(v->value) + " " + std::string(i.unit) +
+                                   ": outside its bounds (" + std::to_string(i.min) + " to " + std::to_string(i.max) +
+                                   ")");
+  }
+  const std::string provenance = provenance_path_for(in.output_path);
+  if (fresh_outputs) {
+    check_fresh_output(in.output_path, names.output);
+    check_fresh_output(provenance, names.provenance);
+  }
+  return score_request{in.model_path, digest.digest, *image.id, in.data_path,   in.features,
+                       in.id_column,  in.task,       in.limits, in.output_path, provenance};
+}
+
+}  // namespace plb::runner

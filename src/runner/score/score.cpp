@@ -1,0 +1,241 @@
+#include "runner/score/score.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <future>
+
+#include "runner/container/container_run.hpp"
+#include "runner/score/judge.hpp"
+#include "support/failure.hpp"
+#include "runner/score/output_files.hpp"
+#include "runner/score/owner.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
+#include "plb/sandbox/features_encoder.hpp"
+#include "plb/sandbox/predictions_parser.hpp"
+#include "runner/host/preflight.hpp"
+#include "runner/container/run_directory.hpp"
+#include "runner/score/run_id.hpp"
+#include "runner/container/sweep.hpp"
+#include "runner/host/warden.hpp"
+
+#ifndef PLB_SANDBOX_VERSION
+#define PLB_SANDBOX_VERSION "unknown"
+#endif
+
+namespace plb::runner {
+namespace {
+
+using sandbox::verdict;
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
+                                     const std::string& run_id) {
+  sandbox::sandbox_policy_builder builder;
+  builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
+  auto spec = builder.build();
+  if (!spec) fail(verdict::internal_error, "sandbox policy: " + std::string(sandbox::message(spec.error)));
+  return std::move(*spec.spec);
+}
+
+namespace {
+
+sandbox::sandbox_usage usage_of(const docker_run_outcome& out) {
+  sandbox::sandbox_usage u;
+  u.wall_seconds = out.elapsed.count();
+  u.cpu_seconds = static_cast<double>(out.usage.cpu_nanoseconds) / 1e9;
+  u.memory_peak_bytes = out.usage.memory_peak_bytes;
+  u.output_bytes = out.output_bytes;
+  u.host_tasks_peak = out.usage.pids_peak;
+  return u;
+}
+
+// The script's stdout as predictions, or failure(output_rejected) with the byte offset.
+std::vector<double> parse_stdout(const std::string& stdout_bytes, const score_request& request, std::size_t rows) {
+  std::vector<double> predictions;
+  sandbox::predictions_options po;
+  po.task = request.task;
+  po.expected_rows = rows;
+  po.max_bytes = sandbox::bytes(request.limits.output_mib);
+  const auto parsed = sandbox::parse_predictions(stdout_bytes, po, predictions);
+  if (!parsed)
+    fail(verdict::output_rejected, "stdout rejected at byte " + std::to_string(parsed.offset) + ": " +
+                                       std::string(sandbox::message(parsed.error)));
+  return predictions;
+}
+
+sandbox::provenance_record provenance_of(const score_request& request, const host_facts& host,
+                                         const prepared_inputs& in, const sandbox::sha256_digest& model,
+                                         const std::string& csv_text, const sandbox::sandbox_usage& usage) {
+  sandbox::provenance_record rec;
+  rec.tool_version = PLB_SANDBOX_VERSION;
+  rec.model_sha256 = model;
+  rec.runtime_image = request.image;
+  rec.runtime_name = std::string(sandbox::policy_constants::runtime);
+  rec.runtime_version = host.runtime_version;
+  rec.runtime_release = host.runtime_release;
+  rec.runtime_platform = host.runtime_platform;
+  rec.limits = request.limits;
+  rec.task = request.task;
+  rec.features = request.features;
+  rec.id_column = request.id_column;
+  rec.rows = in.input.table.rows();
+  rec.input_sha256 = in.input.digest;
+  rec.predictions_sha256 = sandbox::sha256_of(csv_text).digest;
+  rec.usage = usage;
+  rec.outcome = verdict::success;
+  return rec;
+}
+
+// A batch hands its one preflight to every line, but the warden is asked again for each: a
+// warden that died mid-batch must not leave the later lines without their bound.
+void require_warden() {
+  std::string detail;
+  if (const auto r = check_warden(detail)) fail(verdict::host_refused, r->detail + ": " + r->fix);
+}
+
+}  // namespace
+
+prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel) {
+  prepared_inputs p;
+  p.script = read_script(request.model, request.model_sha256, sandbox::bytes(request.limits.script_mib));
+  sandbox::csv_options csv;
+  csv.max_values = request.limits.input_values;
+  p.input = read_input(request.data, request.features, request.id_column, csv, cancel);
+
+  sandbox::encode_options enc;
+  enc.max_bytes = sandbox::bytes(request.limits.input_json_mib);
+  // The bound, not the exact size: computing that would format every value twice. Pages of the
+  // reservation that the document never reaches are never touched.
+  p.document.reserve(
+      std::min(sandbox::encoded_size_bound(p.input.table.values.size(), p.input.table.columns()), enc.max_bytes));
+  const auto encoded =
+      sandbox::encode_features_to_string(p.input.table.values, p.input.table.columns(), p.document, enc);
+  if (!encoded)
+    fail(verdict::input_refused, "--data " + request.data + ": the encoded input would be " +
+                                     std::to_string(encoded.bytes) +
+                                     " bytes: " + std::string(sandbox::message(encoded.error)) + " (" +
+                                     std::to_string(request.limits.input_json_mib) + " MiB)");
+  return p;
+}
+
+namespace {
+
+// A run's inputs read and verified, its policy, and the script's snapshot in the run directory.
+struct staged_inputs {
+  prepared_inputs in;
+  sandbox::sandbox_policy spec;
+  script_snapshot snapshot;
+};
+
+staged_inputs stage_inputs(const score_request& request, const run_directory& dir, const std::string& run_id,
+                           const cancellation& cancel) {
+  prepared_inputs in = prepare_inputs(request, &cancel);
+  cancel.check();
+  // The spec is built first, so the snapshot belongs to exactly the user the sandbox runs as.
+  auto spec = build_policy(request, dir.path() + "/" + snapshot_file_name, run_id);
+  auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
+  cancel.check();
+  return {std::move(in), std::move(spec), std::move(snapshot)};
+}
+
+docker_run_request run_request(const score_request& request, const sandbox::sandbox_policy& spec,
+                               std::string_view document, const run_directory& dir, const run_hooks& hooks) {
+  docker_run_request run;
+  run.arguments = spec.docker_run_arguments();
+  run.stdin_data = document;
+  run.wall = std::chrono::seconds(request.limits.wall_seconds);
+  run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
+  run.environment = docker_client_environment(dir.docker_config_dir());
+  run.on_progress = hooks.on_progress;
+  run.cancel = &hooks.cancel;
+  return run;
+}
+
+// Ends one phase of the run at a time, in order (score.hpp's run_report::phases).
+class phase_clock {
+ public:
+  explicit phase_clock(sandbox::scoring_phases& phases) : phases_(phases) {}
+  void end(double sandbox::scoring_phases::*phase) {
+    const auto now = std::chrono::steady_clock::now();
+    phases_.*phase = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  sandbox::scoring_phases& phases_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report) {
+  using phases = sandbox::scoring_phases;
+  const cancellation& cancel = hooks.cancel;
+  phase_clock clock(report.phases);
+  const std::string run_id = new_run_id();
+  run_directory dir(run_id);
+  const docker_engine engine;
+  // The reaper is forked first, while the process is smallest, and watches the name from here on
+  // (should the run end before its client starts, it is released without a word to the daemon).
+  container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id,
+                          std::chrono::seconds(request.limits.wall_seconds));
+  // The inputs need no host: with a preflight to wait for, they are staged alongside it.
+  auto staging = std::async(hooks.host ? std::launch::deferred : std::launch::async,
+                            [&] { return stage_inputs(request, dir, run_id, cancel); });
+  labelled_list listed;
+  const host_facts host =
+      hooks.host ? *hooks.host
+                 : preflight(engine, request.image, request.limits, dir.docker_config_dir(), cancel, &listed);
+  if (hooks.host) require_warden();
+  cancel.check();
+  // What runs killed before they could clean up left behind goes before anything new starts.
+  if (!hooks.host) sweep_orphans(engine, std::move(listed));
+  cancel.check();
+  clock.end(&phases::preflight);
+  const staged_inputs staged = staging.get();
+  const prepared_inputs& in = staged.in;
+  cancel.check();
+
+  const docker_run_request run = run_request(request, staged.spec, in.document, dir, hooks);
+  const std::string started_at = utc_now();
+  cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
+  clock.end(&phases::start);
+  const completed_run done = container.run(run, monitor);
+  const docker_run_outcome& out = done.outcome;
+  clock.end(&phases::cleanup);  // the client's life, then the cleanup after it
+  report.phases.run = out.elapsed.count();
+  report.phases.cleanup = std::max(0.0, report.phases.cleanup - report.phases.run);
+  report.usage = usage_of(out);
+  // A container that may remain is reported as such, even when a stop request ended the run.
+  if (!done.cleanup_problem.empty()) fail(verdict::cleanup_failed, done.cleanup_problem);
+  if (out.interrupted_by) throw interrupted{out.interrupted_by};
+  cancel.check();  // a stop request after the client exited is not swallowed
+  if (const auto v = judge(done, request.limits)) fail(v->verdict, v->message);
+
+  const std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows());
+  const std::string csv_text = render_predictions_csv(in.input.table, predictions);
+  sandbox::provenance_record rec = provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage);
+  rec.started_at = started_at;
+  cancel.check();
+  publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
+  if (cancel.signal()) {  // arrived while publishing: nothing stays published
+    unpublish_outputs(request.output, request.provenance);
+    cancel.check();
+  }
+  report.predictions_path = request.output;
+  report.provenance_path = request.provenance;
+  clock.end(&phases::publish);
+}
+
+}  // namespace plb::runner

@@ -1,0 +1,63 @@
+// sandbox-score end to end: preflight, snapshot, input, run, cleanup, verdict, outputs; and the
+// same preparation for `explain`, which stops before anything runs.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/cancellation.hpp"
+#include "runner/score/input_data.hpp"
+#include "plb/sandbox/provenance.hpp"
+#include "plb/sandbox/runner.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
+#include "runner/score/score_request.hpp"
+#include "runner/score/snapshot.hpp"
+
+namespace plb::runner {
+
+// What a run leaves for the operator whatever its verdict: filled in as the run goes.
+struct run_report {
+  std::string predictions_path;  // set only when published
+  std::string provenance_path;
+  std::optional<sandbox::sandbox_usage> usage;  // set once the sandbox has run
+  double total_seconds = 0;
+  sandbox::scoring_phases phases;  // filled in as each phase ends
+};
+
+// Everything that needs no host: the script verified against its digest, the data read and the
+// features document encoded within its limit.
+struct prepared_inputs {
+  verified_script script;
+  input_data input;
+  std::string document;
+};
+
+// `cancel` (may be null) is checked while the data is read.
+prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel);
+
+struct host_facts;
+
+// What the caller hands a run besides its request.
+struct run_hooks {
+  cancellation cancel;
+  std::function<void(const sandbox::scoring_progress&)> on_progress;  // may be empty
+  // A batch's preflight, made once for many runs: with it, the run neither repeats the preflight
+  // nor sweeps (the batch swept before its first run). Null: the run does both itself.
+  const host_facts* host = nullptr;
+};
+
+// Throws failure with the verdict of any unsuccessful run, after removing its container, and
+// `interrupted` once a stop request has been honoured (nothing published).
+void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report);
+
+// sandbox_score's outcome as the runner API's result: every failure caught, `request` checked
+// (fresh outputs included) under the runner API's field names.
+sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks);
+
+// The policy a run of `request` gets, with its snapshot at `script_path`. Throws failure(internal_error).
+sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
+                                     const std::string& run_id);
+
+}  // namespace plb::runner

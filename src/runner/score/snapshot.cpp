@@ -1,0 +1,61 @@
+#include "runner/score/snapshot.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "support/failure.hpp"
+#include "support/file_io.hpp"
+
+namespace plb::runner {
+namespace {
+
+[[noreturn]] void refuse(const std::string& what) { fail(sandbox::verdict::input_refused, what); }
+
+}  // namespace
+
+verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected,
+                            std::size_t max_bytes) {
+  const opened_file in = open_regular_file(model_path);
+  if (!in) refuse("--model " + model_path + ": " + describe(in));
+  // One bounded read: what is hashed is exactly what is copied, whatever happens to the file.
+  read_result r = read_up_to(in.fd.get(), max_bytes);
+  if (r.error == read_error::too_large)
+    refuse("--model " + model_path + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB script limit");
+  if (!r) refuse("--model " + model_path + ": " + std::strerror(r.errno_value));
+
+  const auto digest = sandbox::sha256_of(r.data);
+  if (!digest) fail(sandbox::verdict::internal_error, "SHA-256 of the script failed");
+  if (!constant_time_equal(digest.digest, expected))
+    refuse("--model " + model_path + " has SHA-256 " + digest.digest.hex() + ", not the reviewed " + expected.hex() +
+           " given by --model-sha256");
+  return {std::move(r.data), digest.digest};
+}
+
+script_snapshot write_snapshot(const verified_script& script, const run_directory& dir, std::uint32_t uid,
+                               std::uint32_t gid) {
+  const std::string& data = script.bytes;
+  script_snapshot snap;
+  snap.digest = script.digest;
+  snap.bytes = data.size();
+  snap.path = dir.path() + "/" + snapshot_file_name;
+
+  // Relative to the run directory's descriptor: nothing on the path can be swapped meanwhile.
+  const unique_fd out(
+      ::openat(dir.fd(), snapshot_file_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400));
+  if (!out) fail(sandbox::verdict::internal_error, "cannot create the snapshot: " + std::string(std::strerror(errno)));
+  if (const int e = write_all(out.get(), data))
+    fail(sandbox::verdict::internal_error, "cannot write the snapshot: " + std::string(std::strerror(e)));
+  // The sandbox user must read its only file; nobody else on the host needs to.
+  if (::fchown(out.get(), uid, gid) != 0)
+    fail(sandbox::verdict::host_refused, "cannot hand the snapshot to the sandbox user (" +
+                                             std::string(std::strerror(errno)) + "): run plb-sandbox as root");
+  if (::fchmod(out.get(), 0400) != 0)
+    fail(sandbox::verdict::internal_error, "cannot set the snapshot's mode: " + std::string(std::strerror(errno)));
+  return snap;
+}
+
+}  // namespace plb::runner

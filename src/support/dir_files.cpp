@@ -1,0 +1,153 @@
+#include "support/dir_files.hpp"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "support/failure.hpp"
+#include "plb/sandbox/digest.hpp"
+
+namespace plb {
+namespace {
+
+std::string kind_of(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "not a regular file";
+}
+
+// Why `st` is not a regular file of `owner`, or "".
+std::string not_own_file(const struct stat& st, uid_t owner) {
+  if (!S_ISREG(st.st_mode)) return kind_of(st.st_mode);
+  if (st.st_uid != owner) return "owned by uid " + std::to_string(st.st_uid) + ", not this user's";
+  return {};
+}
+
+std::string temporary_name() {
+  std::array<unsigned char, 8> r{};
+  if (::getrandom(r.data(), r.size(), 0) != static_cast<ssize_t>(r.size()))
+    fail(sandbox::verdict::internal_error, std::string("getrandom failed: ") + std::strerror(errno));
+  std::string name = ".plb-batch-";  // IDs begin with a letter or digit: no line's file is dot-named
+  char hex[3];
+  for (const unsigned char b : r) {
+    std::snprintf(hex, sizeof hex, "%02x", b);
+    name += hex;
+  }
+  return name;
+}
+
+}  // namespace
+
+dir_entry probe_entry(int dir_fd, const std::string& name, uid_t owner) {
+  struct stat st {};
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? dir_entry{} : dir_entry{entry_kind::other, std::strerror(errno)};
+  std::string why = not_own_file(st, owner);
+  return why.empty() ? dir_entry{entry_kind::own_file, {}} : dir_entry{entry_kind::other, std::move(why)};
+}
+
+unique_fd open_own_file(int dir_fd, const std::string& name, uid_t owner, std::string& why) {
+  const unique_fd handle(::openat(dir_fd, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (!handle || ::fstat(handle.get(), &st) != 0) {
+    why = std::strerror(errno);
+    return {};
+  }
+  // O_PATH with O_NOFOLLOW opens a symlink itself: fstat then says it is one, and it is refused.
+  if (why = not_own_file(st, owner); !why.empty()) return {};
+  const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
+  unique_fd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd) why = std::strerror(errno);
+  return fd;
+}
+
+std::optional<std::string> read_own_file(int dir_fd, const std::string& name, uid_t owner, std::size_t max_bytes,
+                                         std::string& why) {
+  const unique_fd fd = open_own_file(dir_fd, name, owner, why);
+  if (!fd) return std::nullopt;
+  read_result r = read_up_to(fd.get(), max_bytes);
+  if (r) return std::move(r.data);
+  why = r.error == read_error::too_large ? "larger than " + std::to_string(max_bytes) + " bytes"
+                                         : std::string(std::strerror(r.errno_value));
+  return std::nullopt;
+}
+
+std::string digest_of_fd(int fd) {
+  sandbox::sha256_hasher hasher;
+  std::array<char, 1 << 16> buf{};
+  while (true) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return {};
+    if (n == 0) break;
+    hasher.update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+  }
+  const auto d = hasher.finish();
+  return d ? d.digest.hex() : std::string();
+}
+
+std::string digest_own_file(int dir_fd, const std::string& name, uid_t owner, std::string& why) {
+  const unique_fd fd = open_own_file(dir_fd, name, owner, why);
+  if (!fd) return {};
+  std::string d = digest_of_fd(fd.get());
+  if (d.empty()) why = "cannot be read";
+  return d;
+}
+
+void replace_file_at(int dir_fd, const std::string& dir, const std::string& name, const std::string& contents) {
+  std::string tmp;
+  unique_fd fd;
+  for (int attempt = 0; attempt < 8 && !fd; ++attempt) {
+    tmp = temporary_name();
+    fd.reset(::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!fd && errno != EEXIST) break;
+  }
+  if (!fd) fail(sandbox::verdict::internal_error, "cannot create a file in " + dir + ": " + std::strerror(errno));
+  const int e = write_all(fd.get(), contents);
+  if (e != 0 || ::fchmod(fd.get(), 0600) != 0 || ::fsync(fd.get()) != 0 ||
+      ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
+    const int err = e != 0 ? e : errno;
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
+    fail(sandbox::verdict::internal_error, "cannot write " + dir + "/" + name + ": " + std::strerror(err));
+  }
+}
+
+std::string private_dir_problem(int fd, const std::string& path, uid_t owner) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return "not a directory";
+  const std::string fresh = "use a new directory (plb-sandbox creates it 0700)";
+  if (st.st_uid != owner)
+    return "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " + std::to_string(owner) +
+           "): its owner could plant results there; " + fresh + ", or check its files and chown " +
+           std::to_string(owner) + " " + path;
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return std::string("writable by group or others (mode ") + mode + "): anyone who can write there could plant " +
+           "results; " + fresh + ", or check its files and chmod go-w " + path;
+  }
+  return {};
+}
+
+unique_fd open_private_subdir(int dir_fd, const std::string& dir, const std::string& name) {
+  const std::string path = dir + "/" + name;
+  if (::mkdirat(dir_fd, name.c_str(), 0700) != 0 && errno != EEXIST)
+    fail(sandbox::verdict::usage_error, "--output-dir: cannot create " + path + ": " + std::strerror(errno));
+  unique_fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) fail(sandbox::verdict::usage_error, "--output-dir: " + path + ": not a directory (symlinks are refused)");
+  if (const std::string why = private_dir_problem(fd.get(), path, ::geteuid()); !why.empty())
+    fail(sandbox::verdict::usage_error, "--output-dir: " + path + ": " + why);
+  return fd;
+}
+
+}  // namespace plb

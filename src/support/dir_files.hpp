@@ -1,0 +1,54 @@
+// Files inside a directory the tool opened once (O_NOFOLLOW) and checked, always reached relative
+// to its descriptor (fstatat, openat, renameat, unlinkat), as the run directory is: once the
+// directory is checked, a path swapped above it or a symlink inside it cannot redirect a read or a
+// write. Only regular files of the tool's own user are ever read: a symlink, FIFO, device,
+// directory or a file of another user is described, never opened.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "support/file_io.hpp"
+
+namespace plb {
+
+enum class entry_kind { absent, own_file, other };
+
+struct dir_entry {
+  entry_kind kind = entry_kind::absent;
+  std::string what;  // for other: "a symbolic link", "owned by uid 1000", ...
+};
+
+// What `name` is, without following a symlink.
+dir_entry probe_entry(int dir_fd, const std::string& name, uid_t owner);
+
+// `name` opened for reading if it is a regular file of `owner` (O_PATH and fstat first: a FIFO
+// never blocks, a device is never opened); otherwise an invalid descriptor and `why`.
+unique_fd open_own_file(int dir_fd, const std::string& name, uid_t owner, std::string& why);
+
+// The whole of such a file, at most `max_bytes`; nullopt and `why` otherwise.
+std::optional<std::string> read_own_file(int dir_fd, const std::string& name, uid_t owner, std::size_t max_bytes,
+                                         std::string& why);
+
+// The SHA-256 (64 lowercase hex digits) of such a file, read as a stream; "" and `why` otherwise.
+std::string digest_own_file(int dir_fd, const std::string& name, uid_t owner, std::string& why);
+
+// The SHA-256 of everything left to read from `fd`; "" on a read error.
+std::string digest_of_fd(int fd);
+
+// Writes `contents` to `name` through a dot-named temporary (mode 0600) and renameat(2), so a
+// reader never sees half of it. `dir` names the directory in messages. Throws failure(internal_error).
+void replace_file_at(int dir_fd, const std::string& dir, const std::string& name, const std::string& contents);
+
+// The directory `name` under `dir_fd`, created 0700 if missing, opened O_NOFOLLOW and checked
+// like the output directory. Throws failure(usage_error) naming `dir`/`name`.
+unique_fd open_private_subdir(int dir_fd, const std::string& dir, const std::string& name);
+
+// Why the directory open as `fd` is not the tool's to trust, or "" when it is: a real directory,
+// owned by `owner`, not writable by group or others. The fix is part of the text.
+std::string private_dir_problem(int fd, const std::string& path, uid_t owner);
+
+}  // namespace plb

@@ -1,0 +1,101 @@
+#include "support/file_io.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace plb {
+
+void unique_fd::reset(int fd) noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
+namespace {
+
+// Fills in why `fd` cannot be read as a regular file, if it cannot.
+bool check_regular(opened_file& f, int fd) noexcept {
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    f.error = open_error::system;
+    f.errno_value = errno;
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    f.error = open_error::not_regular;
+    return false;
+  }
+  f.size = static_cast<std::size_t>(st.st_size);
+  return true;
+}
+
+}  // namespace
+
+opened_file open_regular_file(const std::string& path) noexcept {
+  opened_file f;
+  const unique_fd handle(::open(path.c_str(), O_PATH | O_CLOEXEC));
+  if (!check_regular(f, handle.get())) return f;
+  // O_NONBLOCK too: should the inode somehow not be a regular file after all, the open returns.
+  const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
+  f.fd.reset(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!check_regular(f, f.fd.get())) f.fd.reset();
+  return f;
+}
+
+std::string describe(const opened_file& f) {
+  if (f.error == open_error::not_regular) return "not a regular file";
+  return std::strerror(f.errno_value);
+}
+
+read_result read_up_to(int fd, std::size_t max_bytes) {
+  read_result r;
+  // One byte past the limit is enough to know the file is too large. The buffer grows as the file
+  // does: sizing it to the limit up front would touch every page of it (64 MiB for a manifest).
+  const std::size_t cap = max_bytes + 1;
+  r.data.resize(std::min<std::size_t>(cap, std::size_t{64} * 1024));
+  std::size_t got = 0;
+  while (got < cap) {
+    if (got == r.data.size()) r.data.resize(std::min(cap, r.data.size() * 2));
+    const ssize_t n = ::read(fd, r.data.data() + got, r.data.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      r.error = read_error::system;
+      r.errno_value = errno;
+      r.data.clear();
+      return r;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got > max_bytes) {
+    r.error = read_error::too_large;
+    r.data.clear();
+    return r;
+  }
+  r.data.resize(got);
+  return r;
+}
+
+std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes) {
+  const opened_file f = open_regular_file(path);
+  if (!f) return std::nullopt;
+  read_result r = read_up_to(f.fd.get(), max_bytes);
+  if (!r) return std::nullopt;
+  return std::move(r.data);
+}
+
+int write_all(int fd, std::string_view data) noexcept {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+}  // namespace plb

@@ -1,0 +1,74 @@
+// A scratch output directory for the batch unit tests (0700, this user's, like a real one), a
+// manifest writer, and a batch key of its own in DIR/.key: the tests never touch the host's key.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "batch/batch.hpp"
+#include "batch/batch_key.hpp"
+#include "batch/batch_output_dir.hpp"
+#include "plb/sandbox/provenance.hpp"
+
+namespace plb::batch {
+
+inline const std::string hex64 = "2d5ac43c328cd40926415024070b0f97d27503c27f62d8a6f5c1c5ecd3bb9fad";
+inline const std::string image = "sha256:" + std::string(64, 'b');
+
+class BatchDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "plb-batch-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    ASSERT_EQ(::mkdir((dir_ + "/.key").c_str(), 0700), 0);
+    write("in.csv", "a,b\n1,2\n");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ + "/" + name, std::ios::binary | std::ios::trunc) << text;
+  }
+  std::string line(const std::string& id, const std::string& extra = "") const {
+    return R"({"id": ")" + id + R"(", "model": "m.py", "model_sha256": ")" + hex64 + "\"" + extra + "}\n";
+  }
+  batch_config config() const {
+    batch_config c;
+    c.manifest_path = dir_ + "/manifest.jsonl";
+    c.output_dir = dir_;
+    c.defaults.runtime_image = image;
+    c.defaults.data = dir_ + "/in.csv";
+    c.defaults.features = {"a"};
+    c.defaults.task_type = "regression";
+    return c;
+  }
+  batch_key key(const std::string& dir = ".key") const {
+    const unique_fd fd(::open((dir_ + "/" + dir).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    return load_batch_key(fd.get(), dir_ + "/" + dir);
+  }
+  output_dir out() const { return open_output_dir(dir_, false, key()); }
+  // A provenance for `id`'s request, built only from public facts (the manifest, the data's
+  // digest, the default limits), and the predictions it describes: what an attacker can plant.
+  void plant_outputs(const std::string& id, const std::string& csv = "row,prediction\n0,1\n",
+                     std::uint64_t wall_seconds = sandbox::SandboxLimits{}.wall_seconds) const {
+    sandbox::provenance_record rec;
+    rec.model_sha256 = sandbox::parse_sha256_hex(hex64).digest;
+    rec.runtime_image = sandbox::parse_image_id(image).id;
+    rec.features = {"a"};
+    rec.limits.wall_seconds = wall_seconds;
+    rec.input_sha256 = sandbox::sha256_of("a,b\n1,2\n").digest;
+    rec.predictions_sha256 = sandbox::sha256_of(csv).digest;
+    write(id + ".csv", csv);
+    write(id + ".csv.sandbox.json", sandbox::render_json(rec));
+  }
+  std::string dir_;
+};
+
+}  // namespace plb::batch

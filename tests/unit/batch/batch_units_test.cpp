@@ -1,0 +1,216 @@
+// The batch's logic without a daemon: the plan's messages, resume decisions on real files in a
+// scratch directory, fingerprints, the summary, and Slurm's array and resource options.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "batch/backend.hpp"
+#include "batch_fixture.hpp"
+#include "batch/batch_records.hpp"
+#include "batch/batch_resume.hpp"
+#include "batch/slurm/batch_slurm.hpp"
+#include "support/failure.hpp"
+#include "plb/sandbox/provenance.hpp"
+
+namespace plb::batch {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BatchFiles : public BatchDir {
+ protected:
+  std::string plan_error(const std::string& manifest, const batch_config& c) {
+    write("manifest.jsonl", manifest);
+    try {
+      plan_batch(c);
+    } catch (const failure& f) {
+      EXPECT_EQ(f.verdict(), sandbox::verdict::input_refused);
+      return f.what();
+    }
+    return "accepted";
+  }
+};
+
+TEST_F(BatchFiles, PlanResolvesDefaultsAndPathsAgainstTheManifest) {
+  write("manifest.jsonl", line("a") + line("b", R"(, "data": "sub/d.csv", "features": ["x"], "seconds": 9)"));
+  const batch_plan plan = plan_batch(config());
+  ASSERT_EQ(plan.items.size(), 2u);
+  EXPECT_EQ(plan.items[0].request.model_path, dir_ + "/m.py");
+  EXPECT_EQ(plan.items[0].request.data_path, dir_ + "/in.csv");
+  EXPECT_EQ(plan.items[0].request.output_path, dir_ + "/a.csv");
+  EXPECT_EQ(plan.items[0].request.limits.wall_seconds, sandbox::SandboxLimits{}.wall_seconds);
+  EXPECT_EQ(plan.items[1].request.data_path, dir_ + "/sub/d.csv");
+  EXPECT_EQ(plan.items[1].request.features, std::vector<std::string>{"x"});
+  EXPECT_EQ(plan.items[1].request.limits.wall_seconds, 9u);
+  EXPECT_EQ(plan.items[1].index, 1u);
+  EXPECT_EQ(plan.manifest_sha256.size(), 64u);
+}
+
+TEST_F(BatchFiles, PlanNamesLineColumnAndField) {
+  const auto c = config();
+  EXPECT_NE(plan_error(line("a") + line("a"), c).find("line 2 (id): the ID was already used"), std::string::npos);
+  EXPECT_NE(plan_error(line("a", R"(, "seconds": "30")"), c).find("line 1, column"), std::string::npos);
+  EXPECT_NE(plan_error(line("a", R"(, "seconds": "30")"), c).find("(seconds): wrong type"), std::string::npos);
+  auto no_task = c;
+  no_task.defaults.task_type.clear();
+  EXPECT_NE(plan_error(line("a"), no_task).find("line 1 (id a): task_type: not in the line and no --task-type"),
+            std::string::npos);
+  auto id_is_feature = c;
+  id_is_feature.defaults.id_column = "a";
+  EXPECT_NE(plan_error(line("a"), id_is_feature).find("line 1 (id a): id_column a: also given as a feature"),
+            std::string::npos);
+  EXPECT_NE(plan_error("", c).find("no lines"), std::string::npos);
+}
+
+TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {
+  write("manifest.jsonl", line("a"));
+  const batch_plan plan = plan_batch(config());
+  const batch_item& item = plan.items[0];
+  const output_dir dir = out();
+  data_digests digests;
+  const auto fingerprint = request_fingerprint(item, digests.of(item.request.data_path));
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::run);
+
+  write("a.csv", "row,prediction\n0,1\n");
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::conflict)
+      << "predictions without provenance";
+  // A pair made for this request from public facts, without a record: not kept.
+  plant_outputs("a");
+  auto d = decide_resume(item, dir, retry_policy::all_failures, fingerprint);
+  EXPECT_EQ(d.action, resume_action::conflict);
+  EXPECT_NE(d.outcome.message.find("a.csv exists without a record of a run of this tool"), std::string::npos)
+      << d.outcome.message;
+
+  // The same pair with the record a run of this tool writes: kept.
+  const output_facts facts = examine_outputs(dir, "a");
+  ASSERT_TRUE(facts.problem.empty()) << facts.problem;
+  line_outcome o{"success", 0, "predictions and provenance written", sandbox::sandbox_usage{},
+                 facts.predictions_sha256};
+  write_record(dir, item, o, facts.fingerprint, facts.provenance_sha256);
+  d = decide_resume(item, dir, retry_policy::all_failures, fingerprint);
+  EXPECT_EQ(d.action, resume_action::keep) << d.outcome.message;
+  EXPECT_EQ(d.outcome.predictions_sha256, facts.predictions_sha256);
+  EXPECT_NE(d.outcome.message.find("kept from an earlier run"), std::string::npos);
+
+  // Other predictions under the same record, with a provenance that describes them: not kept.
+  plant_outputs("a", "row,prediction\n0,2\n");
+  d = decide_resume(item, dir, retry_policy::none, fingerprint);
+  EXPECT_EQ(d.action, resume_action::conflict);
+  EXPECT_NE(d.outcome.message.find("a.csv is not the file its record vouches for"), std::string::npos)
+      << d.outcome.message;
+  write("a.csv", "row,prediction\n0,1\n");  // the recorded predictions, beside the new provenance
+  d = decide_resume(item, dir, retry_policy::none, fingerprint);
+  EXPECT_EQ(d.action, resume_action::conflict);
+  EXPECT_NE(d.outcome.message.find("does not match the digest in its provenance"), std::string::npos)
+      << d.outcome.message;
+
+  // A signed record of another request: the limit is named.
+  plant_outputs("a", "row,prediction\n0,1\n", 7);
+  const output_facts other = examine_outputs(dir, "a");
+  write_record(dir, item, {"success", 0, "m", std::nullopt, other.predictions_sha256}, other.fingerprint,
+               other.provenance_sha256);
+  d = decide_resume(item, dir, retry_policy::none, fingerprint);
+  EXPECT_EQ(d.action, resume_action::conflict);
+  EXPECT_NE(d.outcome.message.find("limits.wall_seconds differs"), std::string::npos) << d.outcome.message;
+  EXPECT_EQ(d.outcome.state, "not_run");
+
+  // A success whose outputs were moved away runs again.
+  fs::remove(dir_ + "/a.csv");
+  fs::remove(dir_ + "/a.csv.sandbox.json");
+  write_record(dir, item, o, facts.fingerprint, facts.provenance_sha256);
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::run);
+}
+
+TEST_F(BatchFiles, RecordedFailuresAreKeptUnlessTheRetryPolicyRunsThem) {
+  write("manifest.jsonl", line("a"));
+  const batch_item item = plan_batch(config()).items[0];
+  const output_dir dir = out();
+  const auto fingerprint = request_fingerprint(item, "");
+  for (const auto& [verdict, host_retry] : std::vector<std::pair<std::string, bool>>{
+           {"script_failed", false}, {"timeout", false}, {"runtime_failed", true}, {"host_refused", true}}) {
+    line_outcome o;
+    o.state = verdict;
+    o.exit_code = 8;
+    o.message = "m";
+    write_record(dir, item, o, fingerprint, "");
+    EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::keep) << verdict;
+    EXPECT_EQ(decide_resume(item, dir, retry_policy::host_failures, fingerprint).action,
+              host_retry ? resume_action::run : resume_action::keep)
+        << verdict;
+    EXPECT_EQ(decide_resume(item, dir, retry_policy::all_failures, fingerprint).action, resume_action::run);
+  }
+  auto other = request_fingerprint(item, std::string(64, 'c'));
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::all_failures, other).action, resume_action::conflict);
+  // Outputs beside a recorded failure are not the line's.
+  plant_outputs("a");
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::conflict);
+}
+
+TEST_F(BatchFiles, OutputDirectoryIsCreatedPrivateAndLockedForOneBatch) {
+  const std::string out = dir_ + "/out";
+  const output_dir locked = open_output_dir(out, true, key());
+  struct stat st {};
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_THROW(open_output_dir(out, true, key()), failure) << "a second batch on the same directory";
+  EXPECT_NO_THROW(open_output_dir(out, false, key())) << "Slurm tasks write their own lines without the lock";
+  fs::create_symlink(out, dir_ + "/link");
+  EXPECT_THROW(open_output_dir(dir_ + "/link", false, key()), failure);
+}
+
+TEST_F(BatchFiles, SummaryQuotesMessagesAndCountsStates) {
+  write("manifest.jsonl", line("a") + line("b"));
+  const batch_plan plan = plan_batch(config());
+  std::vector<line_outcome> outcomes(2);
+  outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0}, hex64};
+  outcomes[1] = {"not_run", -1, "a, \"quoted\" reason", std::nullopt, ""};
+  EXPECT_EQ(render_summary_csv(plan.items, outcomes),
+            "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,predictions_sha256\n"
+            "a,1,success,0,ok,1.500,0.250,1024," +
+                hex64 + "\nb,2,not_run,,\"a, \"\"quoted\"\" reason\",,,,\n");
+  const auto json = render_summary_json({"m", "s", dir_, "local"}, plan.items, outcomes);
+  EXPECT_NE(json.find(R"("complete":false)"), std::string::npos);
+  EXPECT_NE(json.find(R"("counts":{"not_run":1,"success":1})"), std::string::npos);
+}
+
+TEST(SlurmOptions, ArrayRangesAreCompressed) {
+  EXPECT_EQ(array_ranges({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+  EXPECT_EQ(array_ranges({3}), "3");
+  EXPECT_EQ(array_ranges({}), "");
+}
+
+TEST(SlurmOptions, ResourcesFollowTheLargestRun) {
+  batch_plan plan;
+  plan.items.resize(2);
+  plan.items[1].request.limits.memory_mib = 2048;
+  plan.items[1].request.limits.cpu_millicores = 1500;
+  plan.items[0].request.limits.wall_seconds = 600;
+  EXPECT_EQ(slurm_resources(plan, {0, 1}), (std::vector<std::string>{"--cpus-per-task=2", "--mem=2240M", "--time=13"}));
+  EXPECT_EQ(slurm_resources(plan, {0}), (std::vector<std::string>{"--cpus-per-task=1", "--mem=704M", "--time=13"}));
+}
+
+TEST(SlurmOptions, LocalOnlyOutputDirectoriesAreRefused) {
+  for (const char* dir : {"/tmp/out", "/var/tmp/x", "/dev/shm/y", "/run/z", "/tmp"})
+    EXPECT_THROW(check_shared_output_dir(dir), failure) << dir;
+  EXPECT_NO_THROW(check_shared_output_dir("/srv/eval/round-1"));
+}
+
+TEST(RetryPolicy, OnlyWhatTheScriptDidNotCause) {
+  EXPECT_FALSE(retried("success", retry_policy::all_failures));
+  EXPECT_FALSE(retried("cleanup_failed", retry_policy::none));
+  for (const char* v : {"host_refused", "runtime_failed", "cleanup_failed", "internal_error"})
+    EXPECT_TRUE(retried(v, retry_policy::host_failures)) << v;
+  for (const char* v : {"timeout", "memory_exhausted", "script_failed", "output_rejected", "input_refused"}) {
+    EXPECT_FALSE(retried(v, retry_policy::host_failures)) << v;
+    EXPECT_TRUE(retried(v, retry_policy::all_failures)) << v;
+  }
+}
+
+}  // namespace
+}  // namespace plb::batch

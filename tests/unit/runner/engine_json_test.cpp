@@ -1,0 +1,42 @@
+// The Engine answers the tool parses itself: URL encoding of its queries, the container list.
+
+#include <gtest/gtest.h>
+
+#include "runner/engine/docker_engine.hpp"
+#include "runner/engine/engine_json.hpp"
+
+namespace plb::runner {
+namespace {
+
+TEST(UrlEncode, OnlyUnreservedCharactersStay) {
+  EXPECT_EQ(url_encode("plb-sandbox_0.9~"), "plb-sandbox_0.9~");
+  EXPECT_EQ(url_encode(R"({"label":["a"]})"), "%7B%22label%22%3A%5B%22a%22%5D%7D");
+  EXPECT_EQ(url_encode("a/../b?c=d&e"), "a%2F..%2Fb%3Fc%3Dd%26e");
+}
+
+TEST(ContainerList, NamesAndRunLabels) {
+  std::string problem;
+  const auto list = parse_container_list(
+      R"([{"Names":["/plb-sandbox-ab"],"Labels":{"plb-sandbox.run":"ab","x":"y"}},{"Names":["/other"],"Labels":null}])",
+      problem);
+  ASSERT_TRUE(list) << problem;
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].name, "plb-sandbox-ab");
+  EXPECT_EQ((*list)[0].run_label, "ab");
+  EXPECT_EQ((*list)[1].run_label, "");
+}
+
+TEST(ContainerList, BoundedAndStrict) {
+  std::string problem;
+  EXPECT_FALSE(parse_container_list("{}", problem));
+  EXPECT_EQ(problem, "reply is not a JSON array");
+  EXPECT_FALSE(parse_container_list(R"([{"Labels":{}}])", problem));
+  EXPECT_NE(problem.find("Names"), std::string::npos);
+  EXPECT_FALSE(parse_container_list(std::string(40, '[') + std::string(40, ']'), problem));
+  EXPECT_EQ(problem, "reply is not valid JSON") << "nesting is cut at 32 levels";
+  EXPECT_FALSE(parse_container_list("[" + std::string(5u << 20, ' ') + "]", problem));
+  EXPECT_EQ(problem, "reply larger than 4 MiB");
+}
+
+}  // namespace
+}  // namespace plb::runner

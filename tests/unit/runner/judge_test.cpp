@@ -1,0 +1,185 @@
+// The verdict decision as a table: every verdict a finished run can get, including the ones no
+// script can cause (cleanup_failed, internal_error), from the observations alone.
+#include "runner/score/judge.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "runner/container/daemon_watch.hpp"
+
+namespace plb::runner {
+namespace {
+
+using sandbox::verdict;
+
+// A run that started, exited 0 and was removed: the script's stdout decides.
+completed_run clean_run() {
+  completed_run done;
+  done.outcome.client_exited = true;
+  done.outcome.client_exit_code = 0;
+  done.outcome.container_id = "abc";
+  container_state st;
+  st.id = "abc";
+  st.status = "exited";
+  st.started_at = "2026-11-29T08:00:00.1Z";
+  st.exit_code = 0;
+  done.state = st;
+  return done;
+}
+
+// The container exited with `code`, and the client reported it (what an attached client does).
+void exit_with(completed_run& d, int code) {
+  d.state->exit_code = code;
+  d.outcome.client_exit_code = code;
+}
+
+struct judge_case {
+  const char* name;
+  std::function<void(completed_run&)> observe;
+  std::optional<verdict> expected;  // nullopt: the stdout decides
+  const char* phrase;
+};
+
+class Judge : public ::testing::TestWithParam<judge_case> {};
+
+TEST_P(Judge, DecidesFromTheObservationsAlone) {
+  completed_run done = clean_run();
+  GetParam().observe(done);
+  sandbox::SandboxLimits limits;
+  limits.wall_seconds = 7;
+  limits.memory_mib = 256;
+  const auto v = judge(done, limits);
+  ASSERT_EQ(v.has_value(), GetParam().expected.has_value()) << (v ? v->message : "");
+  if (!v) return;
+  EXPECT_EQ(v->verdict, *GetParam().expected) << v->message;
+  EXPECT_NE(v->message.find(GetParam().phrase), std::string::npos) << v->message;
+}
+
+const judge_case cases[] = {
+    {"clean_exit", [](completed_run&) {}, std::nullopt, ""},
+    {"cleanup_failed", [](completed_run& d) { d.cleanup_problem = "container x could not be removed"; },
+     verdict::cleanup_failed, "could not be removed"},
+    {"cleanup_beats_timeout",
+     [](completed_run& d) {
+       d.cleanup_problem = "gone?";
+       d.outcome.timed_out = true;
+     },
+     verdict::cleanup_failed, "gone?"},
+    {"client_never_started", [](completed_run& d) { d.outcome.start_problem = "cannot start /usr/bin/docker: ENOENT"; },
+     verdict::internal_error, "cannot start"},
+    // A daemon that stopped answering decides only when the client did not see the container end.
+    {"daemon_lost",
+     [](completed_run& d) {
+       d.daemon_lost = true;
+       d.outcome.client_exit_code = 125;
+       d.state->exit_code = 143;
+     },
+     verdict::runtime_failed, "stopped answering"},
+    {"daemon_lost_and_the_client_was_killed",
+     [](completed_run& d) {
+       d.daemon_lost = true;
+       d.outcome.client_exited = false;
+       d.outcome.client_signal = 9;
+     },
+     verdict::runtime_failed, "stopped answering"},
+    {"daemon_slow_but_the_container_exited_0", [](completed_run& d) { d.daemon_lost = true; }, std::nullopt, ""},
+    {"daemon_slow_and_the_script_exited_3",
+     [](completed_run& d) {
+       d.daemon_lost = true;
+       exit_with(d, 3);
+     },
+     verdict::script_failed, "status 3"},
+    {"daemon_slow_and_the_run_timed_out",
+     [](completed_run& d) {
+       d.daemon_lost = true;
+       exit_with(d, 137);
+       d.outcome.timed_out = true;
+     },
+     verdict::timeout, "7 s wall time"},
+    // The daemon answered every ping, yet the client never reported the container's exit.
+    {"client_missed_the_exit",
+     [](completed_run& d) {
+       d.outcome.client_exit_code = 125;
+       d.state->exit_code = 143;
+     },
+     verdict::runtime_failed, "client exit 125, container exit 143"},
+    {"client_killed_by_a_signal",
+     [](completed_run& d) {
+       d.outcome.client_exited = false;
+       d.outcome.client_signal = 9;
+     },
+     verdict::runtime_failed, "did not report the container's exit"},
+    {"timeout", [](completed_run& d) { d.outcome.timed_out = true; }, verdict::timeout, "7 s wall time"},
+    {"output_cap", [](completed_run& d) { d.outcome.output_cap_exceeded = true; }, verdict::output_cap_exceeded,
+     "4 MiB"},
+    {"vanished",
+     [](completed_run& d) {
+       d.vanished = true;
+       d.state.reset();
+     },
+     verdict::runtime_failed, "vanished"},
+    {"vanished_while_inspected",
+     [](completed_run& d) {
+       d.vanished = true;
+       exit_with(d, 137);
+     },
+     verdict::runtime_failed, "vanished"},
+    {"oom_flag",
+     [](completed_run& d) {
+       d.state->oom_killed = true;
+       exit_with(d, 137);
+     },
+     verdict::memory_exhausted, "256 MiB"},
+    {"oom_from_cgroup", [](completed_run& d) { d.outcome.usage.oom_kills = 1; }, verdict::memory_exhausted, "256 MiB"},
+    {"killed_at_memory_limit",
+     [](completed_run& d) {
+       exit_with(d, 137);
+       d.outcome.usage.memory_limit_hits = 3;
+     },
+     verdict::memory_exhausted, "memory limit"},
+    {"never_started_with_error",
+     [](completed_run& d) {
+       d.state->started_at = "0001-01-01T00:00:00Z";
+       d.state->error = "OCI runtime failed";
+     },
+     verdict::runtime_failed, "did not start: OCI runtime failed"},
+    {"never_created",
+     [](completed_run& d) {
+       d.state.reset();
+       d.outcome.container_id.clear();
+       d.outcome.client_exit_code = 125;
+     },
+     verdict::runtime_failed, "client exit 125"},
+    {"script_failed", [](completed_run& d) { exit_with(d, 3); }, verdict::script_failed, "status 3"},
+    {"script_failed_at_task_limit",
+     [](completed_run& d) {
+       exit_with(d, 2);
+       d.outcome.usage.pids_limit_hits = 1;
+     },
+     verdict::script_failed, "host task limit (192)"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Table, Judge, ::testing::ValuesIn(cases),
+                         [](const auto& i) { return std::string(i.param.name); });
+
+// What decides daemon_lost: a failed ping is retried at every sample, and only a daemon that
+// answered none of them for the whole deadline is lost.
+TEST(DaemonWatch, OneSlowPingIsNotALostDaemon) {
+  using namespace std::chrono_literals;
+  daemon_watch w(10s);
+  const daemon_watch::clock::time_point t0{};
+  EXPECT_FALSE(w.due(1));
+  EXPECT_TRUE(w.due(5));
+  EXPECT_FALSE(w.lost(false, t0)) << "one unanswered ping";
+  EXPECT_TRUE(w.due(6)) << "an unanswered ping is retried at the next sample";
+  EXPECT_FALSE(w.lost(false, t0 + 9s));
+  EXPECT_FALSE(w.lost(true, t0 + 9500ms)) << "an answer within the deadline";
+  EXPECT_FALSE(w.due(7)) << "back to every fifth sample";
+  EXPECT_FALSE(w.lost(false, t0 + 15s)) << "the deadline starts again at the next unanswered ping";
+  EXPECT_FALSE(w.lost(false, t0 + 24s));
+  EXPECT_TRUE(w.lost(false, t0 + 25s)) << "no answer for the whole deadline";
+}
+
+}  // namespace
+}  // namespace plb::runner
