@@ -1,20 +1,25 @@
-// plb::sandbox::score: the runner API over the tool's units. Every failure becomes a result with
-// the verdict's exit code and one clean line; nothing escapes as an exception.
+// plb::sandbox::score and score_in_memory: the runner API over the runner's units. Every failure
+// becomes a result with the verdict's exit code and one clean line; nothing escapes as an exception.
 #include "plb/sandbox/runner.hpp"
 
 #include <chrono>
 
-#include "support/failure.hpp"
-#include "support/one_line.hpp"
+#include "runner/score/in_memory_request.hpp"
 #include "runner/score/request_check.hpp"
 #include "runner/score/score.hpp"
+#include "support/failure.hpp"
+#include "support/one_line.hpp"
 
 namespace plb::runner {
+namespace {
 
-sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks) {
+// Runs `body` (which fills `result` on success) and turns whatever it throws into `result`'s
+// verdict, exit code and message: the one place both API calls catch.
+template <typename Result, typename Body>
+Result to_result(const char* success_message, Body&& body) {
   using sandbox::verdict;
   const auto started = std::chrono::steady_clock::now();
-  sandbox::scoring_result result;
+  Result result;
   run_report run;
   const auto finish = [&](verdict v, const std::string& message) {
     result.outcome = v;
@@ -26,11 +31,8 @@ sandbox::scoring_result score_to_result(const sandbox::scoring_request& request,
     return result;
   };
   try {
-    const score_request checked = check_request(request, api_field_names());
-    sandbox_score(checked, hooks, run);
-    result.predictions_path = run.predictions_path;
-    result.provenance_path = run.provenance_path;
-    return finish(verdict::success, "predictions and provenance written");
+    body(run, result);
+    return finish(verdict::success, success_message);
   } catch (const failure& f) {
     return finish(f.verdict(), f.what());
   } catch (const interrupted& i) {
@@ -46,12 +48,36 @@ sandbox::scoring_result score_to_result(const sandbox::scoring_request& request,
   }
 }
 
+}  // namespace
+
+sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks) {
+  return to_result<sandbox::scoring_result>("predictions and provenance written", [&](run_report& run, sandbox::scoring_result& result) {
+    const score_request checked = check_request(request, api_field_names());
+    sandbox_score(checked, hooks, run);
+    result.predictions_path = run.predictions_path;
+    result.provenance_path = run.provenance_path;
+  });
+}
+
+sandbox::in_memory_result score_in_memory_to_result(const sandbox::in_memory_request& request, const run_hooks& hooks) {
+  return to_result<sandbox::in_memory_result>("predictions and provenance returned", [&](run_report& run, sandbox::in_memory_result& result) {
+    const score_request checked = check_in_memory_request(request);
+    sandbox_score(checked, hooks, run);
+    result.predictions = std::move(run.predictions);
+    result.provenance = std::move(run.provenance);
+  });
+}
+
 }  // namespace plb::runner
 
 namespace plb::sandbox {
 
 scoring_result score(const scoring_request& request, const scoring_options& options) {
   return runner::score_to_result(request, runner::run_hooks{cancellation(options.stop), options.on_progress});
+}
+
+in_memory_result score_in_memory(const in_memory_request& request, const scoring_options& options) {
+  return runner::score_in_memory_to_result(request, runner::run_hooks{cancellation(options.stop), options.on_progress});
 }
 
 }  // namespace plb::sandbox

@@ -13,8 +13,10 @@ if [ "$mode" = runner ]; then
   [ -f "$work/prefix/lib/libplb_sandbox_runner.a" ] || { echo "FAIL: the runner library was not installed"; exit 1; }
   cmake -S "$src/tests/consumer/runner" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
   cmake --build "$work/build" >/dev/null
-  mkdir -p "$work/run"
-  exec "$work/build/consumer" "${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}" "$work/run"
+  mkdir -p "$work/run" "$work/run-in-memory"
+  image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
+  "$work/build/consumer" "$image" "$work/run"
+  exec "$work/build/in_memory_consumer" "$image" "$work/run-in-memory"
 fi
 if [ "$mode" = find_package ]; then
   cmake -S "$src" -B "$work/lib" -DPLB_SANDBOX_BUILD_TESTS=OFF -DPLB_SANDBOX_BUILD_TOOLS=OFF \

@@ -97,4 +97,43 @@ struct scoring_result {
 // Runs one scoring to its verdict. Throws nothing; every failure is a result.
 scoring_result score(const scoring_request& request, const scoring_options& options = {});
 
+// The in-memory form, for a scorer that holds its features in memory and wants the predictions
+// back there: no CSV in, no predictions or provenance file out. It runs through score()'s code
+// (the same preflight, snapshot, sandbox, watchdog, reaper, cleanup, verdict and predictions
+// check); only where the inputs come from and where the outcome goes differ. The one file it
+// writes is the run's own private directory under /var/lib/plb-sandbox/runs (the script's
+// snapshot, the sandbox's only mount), removed before it returns, as score() does.
+struct in_memory_request {
+  std::string script_path;   // the script on disk, or...
+  std::string script_bytes;  // ...its bytes: exactly one of the two is set
+  std::string script_sha256;  // the reviewed digest: 64 hex digits
+  std::string runtime_image;  // sha256:<64 lowercase hex>
+  // The features, row-major: rows * columns finite values, at most limits.input_values of them.
+  // The caller keeps them alive for the call; the run takes its own copy.
+  const double* features = nullptr;
+  std::size_t rows = 0, columns = 0;
+  std::vector<std::string> feature_names;  // optional, for the provenance: empty means "0", "1", ...
+  task_type task = task_type::regression;
+  SandboxLimits limits;
+};
+
+struct in_memory_result {
+  verdict outcome = verdict::internal_error;
+  int exit_code = plb::sandbox::exit_code(verdict::internal_error);
+  std::string message;              // one line of printable ASCII; never holds the script's output
+  std::vector<double> predictions;  // one per row, in row order; empty unless successful
+  std::optional<sandbox_usage> usage;
+  // On success: the record score() would have written (its input_sha256 is the SHA-256 of the
+  // features document the script read on stdin, there being no data file).
+  std::optional<provenance_record> provenance;
+  double total_seconds = 0;
+  scoring_phases phases;
+  int stopped_by = 0;
+
+  explicit operator bool() const noexcept { return outcome == verdict::success && stopped_by == 0; }
+};
+
+// Throws nothing; every failure is a result (a bad field is a usage_error naming it).
+in_memory_result score_in_memory(const in_memory_request& request, const scoring_options& options = {});
+
 }  // namespace plb::sandbox

@@ -108,10 +108,16 @@ void require_warden() {
 
 prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel) {
   prepared_inputs p;
-  p.script = read_script(request.model, request.model_sha256, sandbox::bytes(request.limits.script_mib));
-  sandbox::csv_options csv;
-  csv.max_values = request.limits.input_values;
-  p.input = read_input(request.data, request.features, request.id_column, csv, cancel);
+  const std::size_t script_limit = sandbox::bytes(request.limits.script_mib);
+  p.script = request.script_bytes ? verify_script(*request.script_bytes, request.model_sha256, script_limit, "script_bytes")
+                                  : read_script(request.model, request.model_sha256, script_limit);
+  if (request.table) {
+    p.input.table = *request.table;  // checked against limits.input_values by check_in_memory_request
+  } else {
+    sandbox::csv_options csv;
+    csv.max_values = request.limits.input_values;
+    p.input = read_input(request.data, request.features, request.id_column, csv, cancel);
+  }
 
   sandbox::encode_options enc;
   enc.max_bytes = sandbox::bytes(request.limits.input_json_mib);
@@ -122,10 +128,17 @@ prepared_inputs prepare_inputs(const score_request& request, const cancellation*
   const auto encoded =
       sandbox::encode_features_to_string(p.input.table.values, p.input.table.columns(), p.document, enc);
   if (!encoded)
-    fail(verdict::input_refused, "--data " + request.data + ": the encoded input would be " +
+    fail(verdict::input_refused, (request.table ? std::string("features") : "--data " + request.data) +
+                                     ": the encoded input would be " +
                                      std::to_string(encoded.bytes) +
                                      " bytes: " + std::string(sandbox::message(encoded.error)) + " (" +
                                      std::to_string(request.limits.input_json_mib) + " MiB)");
+  if (request.table) {
+    // No file to name: the provenance's input digest is that of the exact bytes the script read.
+    const auto digest = sandbox::sha256_of(p.document);
+    if (!digest) fail(verdict::internal_error, "SHA-256 of the features document failed");
+    p.input.digest = digest.digest;
+  }
   return p;
 }
 
@@ -223,11 +236,17 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   cancel.check();  // a stop request after the client exited is not swallowed
   if (const auto v = judge(done, request.limits)) fail(v->verdict, v->message);
 
-  const std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows());
+  std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows());
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
   sandbox::provenance_record rec = provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage);
   rec.started_at = started_at;
   cancel.check();
+  if (!request.publish) {
+    report.predictions = std::move(predictions);
+    report.provenance = std::move(rec);
+    clock.end(&phases::publish);
+    return;
+  }
   publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
   if (cancel.signal()) {  // arrived while publishing: nothing stays published
     unpublish_outputs(request.output, request.provenance);

@@ -24,6 +24,9 @@ struct run_report {
   std::optional<sandbox::sandbox_usage> usage;  // set once the sandbox has run
   double total_seconds = 0;
   sandbox::scoring_phases phases;  // filled in as each phase ends
+  // A request that does not publish (score_request::publish false) gets its outcome here instead.
+  std::vector<double> predictions;
+  std::optional<sandbox::provenance_record> provenance;
 };
 
 // Everything that needs no host: the script verified against its digest, the data read and the
@@ -55,6 +58,10 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
 // sandbox_score's outcome as the runner API's result: every failure caught, `request` checked
 // (fresh outputs included) under the runner API's field names.
 sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks);
+
+// The same for the in-memory API: `request` checked (the same rules, and the matrix's shape,
+// values and size), run by sandbox_score without publishing, the predictions returned.
+sandbox::in_memory_result score_in_memory_to_result(const sandbox::in_memory_request& request, const run_hooks& hooks);
 
 // The policy a run of `request` gets, with its snapshot at `script_path`. Throws failure(internal_error).
 sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,

@@ -2,9 +2,12 @@
 // from the runner API's scoring_request, whatever its caller).
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "plb/sandbox/csv_reader.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "plb/sandbox/image_id.hpp"
 #include "plb/sandbox/limits.hpp"
@@ -23,6 +26,12 @@ struct score_request {
   sandbox::SandboxLimits limits;
   std::string output;
   std::string provenance;
+  // The in-memory API (runner.hpp's score_in_memory) runs through the same code with these set:
+  // the script's bytes instead of reading `model`, the features instead of reading `data`, and
+  // nothing published (the run's report holds the predictions and the provenance instead).
+  std::optional<std::string> script_bytes;
+  std::shared_ptr<const sandbox::feature_table> table;
+  bool publish = true;
 };
 
 }  // namespace plb::runner

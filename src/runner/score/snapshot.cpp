@@ -27,12 +27,19 @@ verified_script read_script(const std::string& model_path, const sandbox::sha256
     refuse("--model " + model_path + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB script limit");
   if (!r) refuse("--model " + model_path + ": " + std::strerror(r.errno_value));
 
-  const auto digest = sandbox::sha256_of(r.data);
+  return verify_script(std::move(r.data), expected, max_bytes, "--model " + model_path);
+}
+
+verified_script verify_script(std::string bytes, const sandbox::sha256_digest& expected, std::size_t max_bytes,
+                              const std::string& what) {
+  if (bytes.size() > max_bytes)
+    refuse(what + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB script limit");
+  const auto digest = sandbox::sha256_of(bytes);
   if (!digest) fail(sandbox::verdict::internal_error, "SHA-256 of the script failed");
   if (!constant_time_equal(digest.digest, expected))
-    refuse("--model " + model_path + " has SHA-256 " + digest.digest.hex() + ", not the reviewed " + expected.hex() +
+    refuse(what + " has SHA-256 " + digest.digest.hex() + ", not the reviewed " + expected.hex() +
            " given by --model-sha256");
-  return {std::move(r.data), digest.digest};
+  return {std::move(bytes), digest.digest};
 }
 
 script_snapshot write_snapshot(const verified_script& script, const run_directory& dir, std::uint32_t uid,

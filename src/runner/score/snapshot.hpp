@@ -28,6 +28,11 @@ struct script_snapshot {
 verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected,
                             std::size_t max_bytes);
 
+// The same check of a script already in memory (the in-memory API's script_bytes): its size
+// within the limit and its SHA-256 the reviewed one, else failure(input_refused) naming `what`.
+verified_script verify_script(std::string bytes, const sandbox::sha256_digest& expected, std::size_t max_bytes,
+                              const std::string& what);
+
 inline constexpr const char* snapshot_file_name = "model.py";
 
 // Writes the private copy into the run directory, readable by the sandbox user (uid:gid) only.
