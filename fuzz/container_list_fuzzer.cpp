@@ -27,10 +27,9 @@ plb::runner::labelled_container from_dom(const boost::json::object& c) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view s(reinterpret_cast<const char*>(data), size);
-  std::string problem;
-  const auto list = plb::runner::parse_container_list(s, problem);
+  const auto list = plb::runner::parse_container_list(s);
   if (!list) {
-    FUZZ_CHECK(!problem.empty());
+    FUZZ_CHECK(!list.error().detail.empty());
     return 0;
   }
   boost::json::error_code ec;

@@ -9,12 +9,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view s(reinterpret_cast<const char*>(data), size);
-  std::string problem;
-  const auto info = plb::runner::parse_daemon_info(s, problem);
-  FUZZ_CHECK(info.has_value() || !problem.empty());
+  const auto info = plb::runner::parse_daemon_info(s);
+  FUZZ_CHECK(info.has_value() || !info.error().detail.empty());
   if (info) FUZZ_CHECK(!info->os_type.empty() || s.find("\"OSType\"") != std::string_view::npos);
-  problem.clear();
-  const auto state = plb::runner::parse_container_inspect(s, problem);
-  FUZZ_CHECK(state.has_value() || !problem.empty());
+  const auto state = plb::runner::parse_container_inspect(s);
+  FUZZ_CHECK(state.has_value() || !state.error().detail.empty());
   return 0;
 }

@@ -11,9 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view s(reinterpret_cast<const char*>(data), size);
-  std::string problem;
-  const auto facts = plb::runner::parse_image_inspect(s, problem);
-  FUZZ_CHECK(facts.has_value() || !problem.empty());
+  const auto facts = plb::runner::parse_image_inspect(s);
+  FUZZ_CHECK(facts.has_value() || !facts.error().detail.empty());
   if (!facts) return 0;
   // Cross-check with the DOM: any non-empty Config.Volumes object means volumes.
   boost::json::error_code ec;

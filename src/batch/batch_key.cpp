@@ -49,10 +49,11 @@ void create_key(int dir_fd, const std::string& dir, const std::string& path) {
   if (!fd) refuse(path, std::string("cannot be created: ") + std::strerror(errno), "check " + dir);
   batch_key::bytes_type bytes{};
   fill_random(bytes, path);
-  const int e = write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  const auto written = write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   OPENSSL_cleanse(bytes.data(), bytes.size());
-  if (e != 0 || ::fchmod(fd.get(), 0400) != 0 || ::fsync(fd.get()) != 0)
-    refuse(path, std::string("cannot be written: ") + std::strerror(e != 0 ? e : errno), "check " + dir);
+  if (!written || ::fchmod(fd.get(), 0400) != 0 || ::fsync(fd.get()) != 0)
+    refuse(path, std::string("cannot be written: ") + std::strerror(!written ? written.error().errno_value : errno),
+           "check " + dir);
   const std::string self = "/proc/self/fd/" + std::to_string(fd.get());
   if (::linkat(AT_FDCWD, self.c_str(), dir_fd, batch_key_name, AT_SYMLINK_FOLLOW) != 0 && errno != EEXIST)
     refuse(path, std::string("cannot be linked into place: ") + std::strerror(errno), "check " + dir);

@@ -200,9 +200,8 @@ record_read parse_record(std::string_view text, const std::string& id, const bat
 record_read read_record(const output_dir& dir, const std::string& id) {
   const std::string name = record_name(id);
   if (probe_entry(dir.fd.get(), name, dir.owner).kind == entry_kind::absent) return {};
-  std::string why;
-  const auto text = read_own_file(dir.fd.get(), name, dir.owner, max_record_bytes, why);
-  if (!text) return refused(why);
+  const auto text = read_own_file(dir.fd.get(), name, dir.owner, max_record_bytes);
+  if (!text) return refused(text.error().what);
   return parse_record(*text, id, dir.key);
 }
 

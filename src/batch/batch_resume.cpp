@@ -62,12 +62,12 @@ bool retried(const std::string& verdict_name, retry_policy policy) {
 output_facts examine_outputs(const output_dir& dir, const std::string& id) {
   output_facts f;
   const std::string csv = dir.path + "/" + csv_name(id), provenance = dir.path + "/" + provenance_name(id);
-  std::string why;
-  f.predictions_sha256 = digest_own_file(dir.fd.get(), csv_name(id), dir.owner, why);
-  if (f.predictions_sha256.empty()) return {{}, {}, csv + ": " + why, {}, {}};
+  const auto csv_digest = digest_own_file(dir.fd.get(), csv_name(id), dir.owner);
+  if (!csv_digest) return {{}, {}, csv + ": " + csv_digest.error().what, {}, {}};
+  f.predictions_sha256 = *csv_digest;
   // Read once: the digest and the parse are of the same bytes.
-  const auto text = read_own_file(dir.fd.get(), provenance_name(id), dir.owner, max_record_bytes, why);
-  if (!text) return {{}, {}, provenance + ": " + why, {}, {}};
+  const auto text = read_own_file(dir.fd.get(), provenance_name(id), dir.owner, max_record_bytes);
+  if (!text) return {{}, {}, provenance + ": " + text.error().what, {}, {}};
   f.provenance_sha256 = sandbox::sha256_of(*text).digest.hex();
   const auto o = parse_json_object(*text);
   if (!o) return {{}, {}, provenance + " is not a provenance file", {}, {}};

@@ -51,21 +51,23 @@ Result to_result(const char* success_message, Body&& body) {
 }  // namespace
 
 sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks) {
-  return to_result<sandbox::scoring_result>("predictions and provenance written", [&](run_report& run, sandbox::scoring_result& result) {
-    const score_request checked = check_request(request, api_field_names());
-    sandbox_score(checked, hooks, run);
-    result.predictions_path = run.predictions_path;
-    result.provenance_path = run.provenance_path;
-  });
+  return to_result<sandbox::scoring_result>("predictions and provenance written",
+                                            [&](run_report& run, sandbox::scoring_result& result) {
+                                              const score_request checked = check_request(request, api_field_names());
+                                              sandbox_score(checked, hooks, run);
+                                              result.predictions_path = run.predictions_path;
+                                              result.provenance_path = run.provenance_path;
+                                            });
 }
 
 sandbox::in_memory_result score_in_memory_to_result(const sandbox::in_memory_request& request, const run_hooks& hooks) {
-  return to_result<sandbox::in_memory_result>("predictions and provenance returned", [&](run_report& run, sandbox::in_memory_result& result) {
-    const score_request checked = check_in_memory_request(request);
-    sandbox_score(checked, hooks, run);
-    result.predictions = std::move(run.predictions);
-    result.provenance = std::move(run.provenance);
-  });
+  return to_result<sandbox::in_memory_result>("predictions and provenance returned",
+                                              [&](run_report& run, sandbox::in_memory_result& result) {
+                                                const score_request checked = check_in_memory_request(request);
+                                                sandbox_score(checked, hooks, run);
+                                                result.predictions = std::move(run.predictions);
+                                                result.provenance = std::move(run.provenance);
+                                              });
 }
 
 }  // namespace plb::runner

@@ -4,13 +4,9 @@
 #pragma once
 
 #include "plb/sandbox/runner.hpp"
+#include "support/failure.hpp"
 
 namespace plb {
-
-// Thrown once a stop request has been honoured: the container and the run directory are gone.
-struct interrupted {
-  int signal;
-};
 
 class cancellation {
  public:

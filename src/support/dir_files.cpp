@@ -55,30 +55,25 @@ dir_entry probe_entry(int dir_fd, const std::string& name, uid_t owner) {
   return why.empty() ? dir_entry{entry_kind::own_file, {}} : dir_entry{entry_kind::other, std::move(why)};
 }
 
-unique_fd open_own_file(int dir_fd, const std::string& name, uid_t owner, std::string& why) {
+result<unique_fd> open_own_file(int dir_fd, const std::string& name, uid_t owner) {
   const unique_fd handle(::openat(dir_fd, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
-  if (!handle || ::fstat(handle.get(), &st) != 0) {
-    why = std::strerror(errno);
-    return {};
-  }
+  if (!handle || ::fstat(handle.get(), &st) != 0) return errno_problem(errno);
   // O_PATH with O_NOFOLLOW opens a symlink itself: fstat then says it is one, and it is refused.
-  if (why = not_own_file(st, owner); !why.empty()) return {};
+  if (std::string why = not_own_file(st, owner); !why.empty()) return problem::says(std::move(why));
   const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
   unique_fd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (!fd) why = std::strerror(errno);
+  if (!fd) return errno_problem(errno);
   return fd;
 }
 
-std::optional<std::string> read_own_file(int dir_fd, const std::string& name, uid_t owner, std::size_t max_bytes,
-                                         std::string& why) {
-  const unique_fd fd = open_own_file(dir_fd, name, owner, why);
-  if (!fd) return std::nullopt;
-  read_result r = read_up_to(fd.get(), max_bytes);
+result<std::string> read_own_file(int dir_fd, const std::string& name, uid_t owner, std::size_t max_bytes) {
+  const auto fd = open_own_file(dir_fd, name, owner);
+  if (!fd) return fd.error();
+  read_result r = read_up_to(fd->get(), max_bytes);
   if (r) return std::move(r.data);
-  why = r.error == read_error::too_large ? "larger than " + std::to_string(max_bytes) + " bytes"
-                                         : std::string(std::strerror(r.errno_value));
-  return std::nullopt;
+  if (r.error == read_error::too_large) return problem::says("larger than " + std::to_string(max_bytes) + " bytes");
+  return errno_problem(r.errno_value);
 }
 
 std::string digest_of_fd(int fd) {
@@ -95,11 +90,11 @@ std::string digest_of_fd(int fd) {
   return d ? d.digest.hex() : std::string();
 }
 
-std::string digest_own_file(int dir_fd, const std::string& name, uid_t owner, std::string& why) {
-  const unique_fd fd = open_own_file(dir_fd, name, owner, why);
-  if (!fd) return {};
-  std::string d = digest_of_fd(fd.get());
-  if (d.empty()) why = "cannot be read";
+result<std::string> digest_own_file(int dir_fd, const std::string& name, uid_t owner) {
+  const auto fd = open_own_file(dir_fd, name, owner);
+  if (!fd) return fd.error();
+  std::string d = digest_of_fd(fd->get());
+  if (d.empty()) return problem::says("cannot be read");
   return d;
 }
 
@@ -112,10 +107,10 @@ void replace_file_at(int dir_fd, const std::string& dir, const std::string& name
     if (!fd && errno != EEXIST) break;
   }
   if (!fd) fail(sandbox::verdict::internal_error, "cannot create a file in " + dir + ": " + std::strerror(errno));
-  const int e = write_all(fd.get(), contents);
-  if (e != 0 || ::fchmod(fd.get(), 0600) != 0 || ::fsync(fd.get()) != 0 ||
+  const auto written = write_all(fd.get(), contents);
+  if (!written || ::fchmod(fd.get(), 0600) != 0 || ::fsync(fd.get()) != 0 ||
       ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
-    const int err = e != 0 ? e : errno;
+    const int err = !written ? written.error().errno_value : errno;
     ::unlinkat(dir_fd, tmp.c_str(), 0);
     fail(sandbox::verdict::internal_error, "cannot write " + dir + "/" + name + ": " + std::strerror(err));
   }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "support/file_io.hpp"
+#include "support/problem.hpp"
 
 namespace plb {
 
@@ -26,15 +27,14 @@ struct dir_entry {
 dir_entry probe_entry(int dir_fd, const std::string& name, uid_t owner);
 
 // `name` opened for reading if it is a regular file of `owner` (O_PATH and fstat first: a FIFO
-// never blocks, a device is never opened); otherwise an invalid descriptor and `why`.
-unique_fd open_own_file(int dir_fd, const std::string& name, uid_t owner, std::string& why);
+// never blocks, a device is never opened); otherwise the problem.
+result<unique_fd> open_own_file(int dir_fd, const std::string& name, uid_t owner);
 
-// The whole of such a file, at most `max_bytes`; nullopt and `why` otherwise.
-std::optional<std::string> read_own_file(int dir_fd, const std::string& name, uid_t owner, std::size_t max_bytes,
-                                         std::string& why);
+// The whole of such a file, at most `max_bytes`.
+result<std::string> read_own_file(int dir_fd, const std::string& name, uid_t owner, std::size_t max_bytes);
 
-// The SHA-256 (64 lowercase hex digits) of such a file, read as a stream; "" and `why` otherwise.
-std::string digest_own_file(int dir_fd, const std::string& name, uid_t owner, std::string& why);
+// The SHA-256 (64 lowercase hex digits) of such a file, read as a stream.
+result<std::string> digest_own_file(int dir_fd, const std::string& name, uid_t owner);
 
 // The SHA-256 of everything left to read from `fd`; "" on a read error.
 std::string digest_of_fd(int fd);

@@ -1,6 +1,7 @@
-// How the tool's units report a run-ending problem: a verdict class and one line for the operator.
-// The line is built only from the tool's own words, operator input and daemon facts, never from
-// anything the script printed.
+// What the top of a run throws (support/problem.hpp: below it, calls return results): a
+// `failure` ends the run with a verdict and one line for the operator, built only from the tool's
+// own words, operator input and daemon facts, never from anything the script printed; an
+// `interrupted` ends it on a stop request, once the container and run directory are gone.
 #pragma once
 
 #include <stdexcept>
@@ -20,5 +21,13 @@ class failure : public std::runtime_error {
 };
 
 [[noreturn]] inline void fail(sandbox::verdict v, const std::string& message) { throw failure(v, message); }
+
+class interrupted : public std::exception {
+ public:
+  explicit interrupted(int stop_signal) noexcept : signal(stop_signal) {}
+  const char* what() const noexcept override { return "stopped on request"; }
+
+  int signal;  // the stop request's reason (a signal number, by convention)
+};
 
 }  // namespace plb

@@ -88,14 +88,14 @@ std::optional<std::string> read_small_file(const std::string& path, std::size_t 
   return std::move(r.data);
 }
 
-int write_all(int fd, std::string_view data) noexcept {
+result<void> write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
+    if (n < 0) return errno_problem(errno);
     data.remove_prefix(static_cast<std::size_t>(n));
   }
-  return 0;
+  return {};
 }
 
 }  // namespace plb

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "support/problem.hpp"
+
 namespace plb {
 
 // Owns one file descriptor.
@@ -73,7 +75,7 @@ read_result read_up_to(int fd, std::size_t max_bytes);
 // it cannot be opened, is not a regular file, or is larger.
 std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes = std::size_t{64} * 1024);
 
-// Writes all of `data` to `fd`, retrying short writes and EINTR. Returns 0 or the errno.
-int write_all(int fd, std::string_view data) noexcept;
+// Writes all of `data` to `fd`, retrying short writes and EINTR.
+result<void> write_all(int fd, std::string_view data);
 
 }  // namespace plb

@@ -226,15 +226,15 @@ class canary_server {
 };
 
 std::string docker_gateway() {
-  std::string problem;
   const runner::engine_transport engine;  // a raw answer: the tool has no call for networks
-  auto reply = engine.get("/networks/bridge", problem);
+  auto reply = engine.get("/networks/bridge");
   for (int i = 0; i < 10 && (!reply || reply->status != 200); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    reply = engine.get("/networks/bridge", problem);
+    reply = engine.get("/networks/bridge");
   }
   if (!reply || reply->status != 200) {
-    ADD_FAILURE() << "GET /networks/bridge: " << (reply ? "HTTP " + std::to_string(reply->status) : problem);
+    ADD_FAILURE() << "GET /networks/bridge: "
+                  << (reply ? "HTTP " + std::to_string(reply->status) : reply.error().message());
     return {};
   }
   const auto v = boost::json::parse(reply->body);
@@ -529,11 +529,11 @@ TEST_F(Escape, InspectShowsEveryControl) {
     if (name.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_FALSE(name.empty()) << "no container appeared";
-  std::string problem, body;
+  std::string body;
   const runner::engine_transport raw;  // the whole inspection, not the tool's summary of it
   for (int i = 0; i < 50; ++i) {
-    auto reply = raw.get("/containers/" + name + "/json", problem);
-    ASSERT_TRUE(reply) << problem;
+    auto reply = raw.get("/containers/" + name + "/json");
+    ASSERT_TRUE(reply) << reply.error().message();
     body = reply->body;
     if (boost::json::parse(body).at("State").at("Running").as_bool()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

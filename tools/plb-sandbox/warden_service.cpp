@@ -155,9 +155,8 @@ int run_warden(const std::string& socket_path) {
 }
 
 int print_warden_status(const std::string& socket_path) {
-  std::string problem;
-  const auto status = ping_warden(socket_path, std::chrono::milliseconds(2000), problem);
-  if (!status) fail(sandbox::verdict::host_refused, problem);
+  const auto status = ping_warden(socket_path, std::chrono::milliseconds(2000));
+  if (!status) fail(sandbox::verdict::host_refused, status.error().detail);
   std::cout << render_warden_status(*status) << std::flush;
   return 0;
 }

@@ -104,8 +104,8 @@ scoring_result score(const scoring_request& request, const scoring_options& opti
 // writes is the run's own private directory under /var/lib/plb-sandbox/runs (the script's
 // snapshot, the sandbox's only mount), removed before it returns, as score() does.
 struct in_memory_request {
-  std::string script_path;   // the script on disk, or...
-  std::string script_bytes;  // ...its bytes: exactly one of the two is set
+  std::string script_path;    // the script on disk, or...
+  std::string script_bytes;   // ...its bytes: exactly one of the two is set
   std::string script_sha256;  // the reviewed digest: 64 hex digits
   std::string runtime_image;  // sha256:<64 lowercase hex>
   // The features, row-major: rows * columns finite values, at most limits.input_values of them.

@@ -153,10 +153,10 @@ batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& 
   batch_start start = start_batch(as_found, plan, dir);
   const summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm"};
   const std::string job_id = config.output_dir + "/slurm/job-id";
-  std::string why;
   const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
-  const auto job = read_own_file(slurm.get(), "job-id", dir.owner, 64, why);
-  if (!job) fail(verdict::usage_error, "--collect: " + job_id + ": no submission recorded here (" + why + ")");
+  const auto job = read_own_file(slurm.get(), "job-id", dir.owner, 64);
+  if (!job)
+    fail(verdict::usage_error, "--collect: " + job_id + ": no submission recorded here (" + job.error().what + ")");
   return wait_for_job(job->substr(0, job->find('\n')), dir, header, plan, std::move(start), hooks);
 }
 

@@ -8,7 +8,6 @@
 namespace plb::runner {
 namespace {
 
-engine_error unreachable(std::string problem) { return {engine_error::kind::unreachable, 0, std::move(problem)}; }
 engine_error unexpected(int status, const std::string& what) {
   return {engine_error::kind::unexpected_status, status, what + " answered HTTP " + std::to_string(status)};
 }
@@ -20,13 +19,12 @@ engine_error bad_reply(const std::string& what, const std::string& problem) {
 template <class T, class Parse>
 engine_result<std::optional<T>> get_optional(const engine_transport& t, const std::string& path,
                                              const std::string& what, Parse parse) {
-  std::string problem;
-  const auto reply = t.get(path, problem);
-  if (!reply) return unreachable(problem);
+  const auto reply = t.get(path);
+  if (!reply) return reply.error();
   if (reply->status == 404) return std::optional<T>{};
   if (reply->status != 200) return unexpected(reply->status, what);
-  auto parsed = parse(reply->body, problem);
-  if (!parsed) return bad_reply(what, problem);
+  auto parsed = parse(reply->body);
+  if (!parsed) return bad_reply(what, parsed.error().detail);
   return std::optional<T>(std::move(*parsed));
 }
 
@@ -42,9 +40,8 @@ docker_engine::docker_engine(std::string socket_path, std::chrono::seconds timeo
     : transport_(std::move(socket_path), timeout) {}
 
 engine_result<void> docker_engine::ping() const {
-  std::string problem;
-  const auto reply = transport_.get("/_ping", problem);
-  if (!reply) return unreachable(problem);
+  const auto reply = transport_.get("/_ping");
+  if (!reply) return reply.error();
   if (reply->status != 200) return unexpected(reply->status, "/_ping");
   return {};
 }
@@ -76,20 +73,18 @@ engine_result<std::vector<labelled_container>> docker_engine::list_labelled() co
 }
 
 engine_result<void> docker_engine::kill(const std::string& name) const {
-  std::string problem;
-  const auto reply = transport_.post("/containers/" + url_encode(name) + "/kill?signal=KILL", problem);
-  if (!reply) return unreachable(problem);
+  const auto reply = transport_.post("/containers/" + url_encode(name) + "/kill?signal=KILL");
+  if (!reply) return reply.error();
   // 404: gone; 409: not running. Either way nothing is left to kill.
   if (reply->status != 204 && reply->status != 404 && reply->status != 409) return unexpected(reply->status, "kill");
   return {};
 }
 
 engine_result<bool> docker_engine::remove(const std::string& name) const {
-  std::string problem;
   // No v=1: a volume is never deleted (the reviewed image declares none, and anything else's
   // volumes are not ours).
-  const auto reply = transport_.del("/containers/" + url_encode(name) + "?force=1", problem);
-  if (!reply) return unreachable(problem);
+  const auto reply = transport_.del("/containers/" + url_encode(name) + "?force=1");
+  if (!reply) return reply.error();
   if (reply->status == 204) return true;
   if (reply->status == 404) return false;
   return unexpected(reply->status, "removing container " + name);

@@ -72,7 +72,9 @@ auto guarded(std::string& problem, Parse&& parse) noexcept -> decltype(parse()) 
 
 }  // namespace
 
-std::optional<daemon_info> parse_daemon_info(std::string_view text, std::string& problem) noexcept {
+namespace {
+
+std::optional<daemon_info> parse_daemon_info_or(std::string_view text, std::string& problem) noexcept {
   return guarded(problem, [&]() -> std::optional<daemon_info> {
     auto o = parse_object(text, problem);
     if (!o) return std::nullopt;
@@ -102,7 +104,7 @@ std::optional<daemon_info> parse_daemon_info(std::string_view text, std::string&
   });
 }
 
-std::optional<image_facts> parse_image_inspect(std::string_view text, std::string& problem) noexcept {
+std::optional<image_facts> parse_image_inspect_or(std::string_view text, std::string& problem) noexcept {
   return guarded(problem, [&]() -> std::optional<image_facts> {
     auto o = parse_object(text, problem);
     if (!o) return std::nullopt;
@@ -123,7 +125,7 @@ std::optional<image_facts> parse_image_inspect(std::string_view text, std::strin
   });
 }
 
-std::optional<container_state> parse_container_inspect(std::string_view text, std::string& problem) noexcept {
+std::optional<container_state> parse_container_inspect_or(std::string_view text, std::string& problem) noexcept {
   return guarded(problem, [&]() -> std::optional<container_state> {
     auto o = parse_object(text, problem);
     if (!o) return std::nullopt;
@@ -146,8 +148,8 @@ std::optional<container_state> parse_container_inspect(std::string_view text, st
   });
 }
 
-std::optional<std::vector<labelled_container>> parse_container_list(std::string_view text,
-                                                                    std::string& problem) noexcept try {
+std::optional<std::vector<labelled_container>> parse_container_list_or(std::string_view text,
+                                                                       std::string& problem) noexcept try {
   auto v = parse_bounded(text, problem);
   if (!v) return std::nullopt;
   if (!v->is_array()) {
@@ -182,6 +184,34 @@ std::optional<std::vector<labelled_container>> parse_container_list(std::string_
 } catch (const std::exception&) {
   problem = "out of memory reading the reply";
   return std::nullopt;
+}
+
+// The public form: the old-style body's refusal as the engine layer's error.
+template <class T>
+engine_result<T> as_result(std::optional<T>&& parsed, const std::string& problem) noexcept try {
+  if (!parsed) return engine_error{engine_error::kind::bad_reply, 0, problem};
+  return std::move(*parsed);
+} catch (...) {  // the problem's copy failed to allocate
+  return engine_error{};
+}
+
+}  // namespace
+
+engine_result<daemon_info> parse_daemon_info(std::string_view text) noexcept {
+  std::string problem;
+  return as_result(parse_daemon_info_or(text, problem), problem);
+}
+engine_result<image_facts> parse_image_inspect(std::string_view text) noexcept {
+  std::string problem;
+  return as_result(parse_image_inspect_or(text, problem), problem);
+}
+engine_result<container_state> parse_container_inspect(std::string_view text) noexcept {
+  std::string problem;
+  return as_result(parse_container_inspect_or(text, problem), problem);
+}
+engine_result<std::vector<labelled_container>> parse_container_list(std::string_view text) noexcept {
+  std::string problem;
+  return as_result(parse_container_list_or(text, problem), problem);
 }
 
 }  // namespace plb::runner

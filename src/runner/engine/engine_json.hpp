@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runner/engine/engine_error.hpp"
+
 namespace plb::runner {
 
 struct runtime_entry {
@@ -54,13 +56,12 @@ struct labelled_container {
   std::string state;           // created, running, exited, ...
 };
 
-// Each returns nullopt and sets `problem` to what was wrong. Every answer is at most 4 MiB and
-// 32 levels deep before it is parsed.
-std::optional<daemon_info> parse_daemon_info(std::string_view json, std::string& problem) noexcept;
-std::optional<image_facts> parse_image_inspect(std::string_view json, std::string& problem) noexcept;
-std::optional<container_state> parse_container_inspect(std::string_view json, std::string& problem) noexcept;
+// Each refuses with an engine_error of kind bad_reply saying what was wrong. Every answer is at
+// most 4 MiB and 32 levels deep before it is parsed.
+engine_result<daemon_info> parse_daemon_info(std::string_view json) noexcept;
+engine_result<image_facts> parse_image_inspect(std::string_view json) noexcept;
+engine_result<container_state> parse_container_inspect(std::string_view json) noexcept;
 // GET /containers/json: the name, labels, creation time and state of each; any entry without a name is refused.
-std::optional<std::vector<labelled_container>> parse_container_list(std::string_view json,
-                                                                    std::string& problem) noexcept;
+engine_result<std::vector<labelled_container>> parse_container_list(std::string_view json) noexcept;
 
 }  // namespace plb::runner

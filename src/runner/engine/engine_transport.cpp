@@ -9,7 +9,7 @@ namespace plb::runner {
 engine_transport::engine_transport(std::string socket_path, std::chrono::seconds timeout)
     : socket_(std::move(socket_path)), timeout_(timeout) {}
 
-std::optional<engine_reply> engine_transport::request(method m, const std::string& path, std::string& problem) const {
+engine_result<engine_reply> engine_transport::request(method m, const std::string& path) const {
   // A client per request: calls are few, and no connection state outlives a call.
   httplib::Client client(socket_, 80);
   client.set_address_family(AF_UNIX);
@@ -22,21 +22,16 @@ std::optional<engine_reply> engine_transport::request(method m, const std::strin
   httplib::Result r = m == method::get    ? client.Get(full, headers)
                       : m == method::post ? client.Post(full, headers)
                                           : client.Delete(full, headers);
-  if (!r) {
-    problem = "cannot talk to the Docker daemon at " + socket_ + " (" + httplib::to_string(r.error()) + ")";
-    return std::nullopt;
-  }
+  if (!r)
+    return engine_error{engine_error::kind::unreachable, 0,
+                        "cannot talk to the Docker daemon at " + socket_ + " (" + httplib::to_string(r.error()) + ")"};
   return engine_reply{r->status, r->body};
 }
 
-std::optional<engine_reply> engine_transport::get(const std::string& path, std::string& problem) const {
-  return request(method::get, path, problem);
+engine_result<engine_reply> engine_transport::get(const std::string& path) const { return request(method::get, path); }
+engine_result<engine_reply> engine_transport::post(const std::string& path) const {
+  return request(method::post, path);
 }
-std::optional<engine_reply> engine_transport::post(const std::string& path, std::string& problem) const {
-  return request(method::post, path, problem);
-}
-std::optional<engine_reply> engine_transport::del(const std::string& path, std::string& problem) const {
-  return request(method::del, path, problem);
-}
+engine_result<engine_reply> engine_transport::del(const std::string& path) const { return request(method::del, path); }
 
 }  // namespace plb::runner

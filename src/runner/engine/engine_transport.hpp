@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "runner/engine/engine_error.hpp"
+
 namespace plb::runner {
 
 inline constexpr const char* docker_socket = "/var/run/docker.sock";
@@ -22,16 +24,16 @@ class engine_transport {
   explicit engine_transport(std::string socket_path = docker_socket,
                             std::chrono::seconds timeout = std::chrono::seconds(30));
 
-  // nullopt when the daemon cannot be reached at all; `problem` then says why.
-  std::optional<engine_reply> get(const std::string& path, std::string& problem) const;
-  std::optional<engine_reply> post(const std::string& path, std::string& problem) const;
-  std::optional<engine_reply> del(const std::string& path, std::string& problem) const;
+  // Any status is a reply; the error (kind unreachable) is when the daemon cannot be reached at all.
+  engine_result<engine_reply> get(const std::string& path) const;
+  engine_result<engine_reply> post(const std::string& path) const;
+  engine_result<engine_reply> del(const std::string& path) const;
 
   const std::string& socket_path() const noexcept { return socket_; }
 
  private:
   enum class method { get, post, del };
-  std::optional<engine_reply> request(method m, const std::string& path, std::string& problem) const;
+  engine_result<engine_reply> request(method m, const std::string& path) const;
 
   std::string socket_;
   std::chrono::seconds timeout_;

@@ -43,7 +43,7 @@ void store_cache_entry(const char* subdir, const std::string& name, const std::s
     const std::string tmp = name + ".tmp." + std::to_string(::getpid());
     {
       const unique_fd out(::openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-      if (!out || write_all(out.get(), text) != 0) {
+      if (!out || !write_all(out.get(), text)) {
         ::unlinkat(dir.get(), tmp.c_str(), 0);
         return;
       }

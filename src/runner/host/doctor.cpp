@@ -11,7 +11,7 @@ doctor_report doctor(const std::optional<sandbox::image_id>& image, const cancel
   host_facts facts;
   std::vector<check_result> checks;
   const sandbox::SandboxLimits defaults;
-  if (check_state_dirs(true)) {
+  if (!check_state_dirs(true)) {
     // No run directory can be made safely: report what the checks can say without one (no probe).
     checks = inspect_host({docker_engine{}, std::nullopt, defaults, runs_dir, &cancel, inspect_mode::doctor}, facts);
   } else {

@@ -69,7 +69,7 @@ std::optional<gvisor_proof> cached_proof(const proof_request& r) {
   return gvisor_proof{std::string(g->get_string()), true};
 }
 
-std::optional<refusal> prove_gvisor(const proof_request& r, gvisor_proof& proof) {
+host_result<gvisor_proof> prove_gvisor(const proof_request& r) {
   sandbox::sandbox_policy_builder b;
   b.image(r.image).run_id(new_run_id()).owner(self_owner()).limits(r.limits);
   const auto policy = b.build_probe();
@@ -103,8 +103,7 @@ std::optional<refusal> prove_gvisor(const proof_request& r, gvisor_proof& proof)
         "the runtime named runsc runs containers on the host kernel (" + r.host_kernel + "): it is not gVisor",
         "point the runsc entry in /etc/docker/daemon.json at the gVisor runsc binary and restart dockerd"};
   store_proof(proof_key(r), release, r.runtime_version);
-  proof = {release, false};
-  return std::nullopt;
+  return gvisor_proof{release, false};
 }
 
 }  // namespace plb::runner

@@ -13,15 +13,13 @@
 #include "plb/sandbox/image_id.hpp"
 #include "plb/sandbox/limits.hpp"
 
+#include "runner/host/refusal.hpp"
+
 namespace plb::runner {
 
 inline constexpr const char* proof_subdir = "gvisor-proof";  // in state_dirs.hpp's cache_dir
 
 // A check that failed: what was found, and what the operator does about it.
-struct refusal {
-  std::string detail, fix;
-};
-
 struct gvisor_proof {
   std::string guest_kernel;
   bool from_cache = false;
@@ -43,6 +41,6 @@ struct proof_request {
 std::optional<gvisor_proof> cached_proof(const proof_request& r);
 
 // Runs the probe (storing the proof on success) or says why runsc is not gVisor.
-std::optional<refusal> prove_gvisor(const proof_request& r, gvisor_proof& proof);
+host_result<gvisor_proof> prove_gvisor(const proof_request& r);
 
 }  // namespace plb::runner

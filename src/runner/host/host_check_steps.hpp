@@ -2,7 +2,7 @@
 // provide, the context every check reads and fills, and the two slices of the table.
 #pragma once
 
-#include <array>
+#include <span>
 #include <future>
 #include <optional>
 #include <string>
@@ -30,9 +30,9 @@ enum need : unsigned {
 // /info's (7-30 ms of dockerd's time) instead of adding up, and the checks read the answers in
 // table order. Each question is still asked once (call_budget.hpp).
 struct prefetched {
-  std::future<engine_result<std::optional<image_facts>>> image;              // with an image only
-  std::future<std::pair<std::optional<warden_status>, std::string>> warden;  // the status, or the problem
-  std::future<engine_result<std::vector<labelled_container>>> labelled;      // with a sweep_list only
+  std::future<engine_result<std::optional<image_facts>>> image;  // with an image only
+  std::future<host_result<warden_status>> warden;
+  std::future<engine_result<std::vector<labelled_container>>> labelled;  // with a sweep_list only
 };
 
 struct check_context {
@@ -46,7 +46,8 @@ struct check_context {
 // Starts every prefetched question (daemon_answers calls it before asking /info itself).
 prefetched prefetch(const host_inspection& what);
 
-using check_fn = std::optional<refusal> (*)(check_context&, std::string& detail);
+// A check passes with its detail (what it found, for doctor's line) or refuses the host.
+using check_fn = host_result<std::string> (*)(check_context&);
 
 struct host_check {
   const char* requirement;
@@ -56,8 +57,8 @@ struct host_check {
 };
 
 // The table, in order, in two slices: the machine and its daemon (host_checks_daemon.cpp), then
-// the runsc runtime and the image (host_checks_runtime.cpp).
-extern const std::array<host_check, 8> machine_checks;
-extern const std::array<host_check, 5> runtime_checks;
+// the runsc runtime and the image (host_checks_runtime.cpp). Each slice's size is its rows'.
+extern const std::span<const host_check> machine_checks;
+extern const std::span<const host_check> runtime_checks;
 
 }  // namespace plb::runner::checks

@@ -31,11 +31,7 @@ prefetched prefetch(const host_inspection& what) {
   const docker_engine& engine = what.engine;
   if (what.image)
     p.image = std::async(std::launch::async, [&engine, image = *what.image] { return engine.inspect_image(image); });
-  p.warden = std::async(std::launch::async, [] {
-    std::string problem;
-    auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
-    return std::pair{status, std::move(problem)};
-  });
+  p.warden = std::async(std::launch::async, [] { return ping_warden(warden_socket, std::chrono::milliseconds(2000)); });
   if (what.sweep_list) p.labelled = std::async(std::launch::async, [&engine] { return engine.list_labelled(); });
   return p;
 }
@@ -49,8 +45,7 @@ std::vector<check_result> inspect_host(const host_inspection& what, host_facts& 
   check_context context{what, facts, std::nullopt, {}, {}};
   unsigned established = what.image ? image_given : nothing;
   std::vector<check_result> results;
-  for (const std::span<const host_check> slice :
-       {std::span<const host_check>(machine_checks), std::span<const host_check>(runtime_checks)})
+  for (const std::span<const host_check> slice : {machine_checks, runtime_checks})
     for (const host_check& check : slice) {
       check_result r;
       r.requirement = check.requirement;
@@ -60,14 +55,16 @@ std::vector<check_result> inspect_host(const host_inspection& what, host_facts& 
         continue;
       }
       context.skipped.clear();
-      if (auto problem = check.run(context, r.detail)) {
+      auto outcome = check.run(context);
+      if (!outcome) {
         r.status = check_status::fail;
-        r.detail = problem->detail;
-        r.fix = problem->fix;
+        r.detail = std::move(outcome.error().detail);
+        r.fix = std::move(outcome.error().fix);
         results.push_back(std::move(r));
         if (what.mode == inspect_mode::preflight) return results;  // sandbox-score stops at the first failure
         continue;
       }
+      r.detail = std::move(*outcome);
       if (!context.skipped.empty()) {
         r.detail = context.skipped;
       } else {

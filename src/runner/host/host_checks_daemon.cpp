@@ -13,13 +13,12 @@
 namespace plb::runner::checks {
 namespace {
 
-std::optional<refusal> state_directories(check_context&, std::string& detail) {
-  if (auto p = check_state_dirs(true)) return refusal{p->detail, p->fix};
-  detail = std::string(state_dir) + ", " + runs_dir + ", " + cache_dir + ": root's, writable by root only";
-  return std::nullopt;
+host_result<std::string> state_directories(check_context&) {
+  if (auto checked = check_state_dirs(true); !checked) return checked.error();
+  return std::string(state_dir) + ", " + runs_dir + ", " + cache_dir + ": root's, writable by root only";
 }
 
-std::optional<refusal> local_daemon_only(check_context&, std::string& detail) {
+host_result<std::string> local_daemon_only(check_context&) {
   const std::string local = std::string("unix://") + docker_socket;
   if (const char* h = std::getenv("DOCKER_HOST"); h && *h && local != h)
     return refusal{std::string("DOCKER_HOST is set to ") + h + ", but plb-sandbox only uses " + local,
@@ -32,27 +31,24 @@ std::optional<refusal> local_daemon_only(check_context&, std::string& detail) {
   if (!ctx.name.empty() && ctx.name != "default")
     return refusal{"the docker CLI's current context is " + ctx.name + ", but plb-sandbox only uses the local daemon",
                    "run `docker context use default`"};
-  detail = local;
-  return std::nullopt;
+  return local;
 }
 
-std::optional<refusal> daemon_socket(check_context& c, std::string& detail) {
+host_result<std::string> daemon_socket(check_context& c) {
   struct stat st {};
   const std::string& path = c.what.engine.socket_path();
   if (::stat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
     return refusal{"no Docker daemon socket at " + path, "install docker.io and start dockerd"};
-  detail = path;
-  return std::nullopt;
+  return path;
 }
 
-std::optional<refusal> docker_client(check_context&, std::string& detail) {
+host_result<std::string> docker_client(check_context&) {
   if (::access(docker_binary, X_OK) != 0)
     return refusal{std::string("no docker client at ") + docker_binary, "install the docker.io package"};
-  detail = docker_binary;
-  return std::nullopt;
+  return docker_binary;
 }
 
-std::optional<refusal> daemon_answers(check_context& c, std::string& detail) {
+host_result<std::string> daemon_answers(check_context& c) {
   c.answers = prefetch(c.what);  // the other round trips go at once, alongside this one
   auto info = c.what.engine.info();
   if (!info) {
@@ -61,33 +57,23 @@ std::optional<refusal> daemon_answers(check_context& c, std::string& detail) {
                                                 : "check the daemon's version (Engine 20.10 or later) and its log"};
   }
   c.facts.daemon = std::move(*info);
-  detail = "Docker Engine " + c.facts.daemon.server_version;
-  return std::nullopt;
+  return "Docker Engine " + c.facts.daemon.server_version;
 }
 
 // No run starts unless something outside the tool will end it (warden.hpp).
-std::optional<refusal> deadline_warden(check_context& c, std::string& detail) {
+host_result<std::string> deadline_warden(check_context& c) {
   // Asked by daemon_answers, which this row needs, alongside /info.
-  std::optional<warden_refusal> r;
-  if (c.answers.warden.valid()) {
-    const auto [status, problem] = c.answers.warden.get();
-    r = judge_warden(status, problem, detail);
-  } else {
-    r = check_warden(detail);
-  }
-  if (r) return refusal{r->detail, r->fix};
-  return std::nullopt;
+  return c.answers.warden.valid() ? judge_warden(c.answers.warden.get()) : check_warden();
 }
 
-std::optional<refusal> linux_daemon(check_context& c, std::string& detail) {
+host_result<std::string> linux_daemon(check_context& c) {
   const daemon_info& d = c.facts.daemon;
   if (d.os_type != "linux")
     return refusal{"the daemon runs " + d.os_type + " containers", "use a Linux host: gVisor needs a Linux daemon"};
-  detail = "linux, cgroup v" + d.cgroup_version + " (" + d.cgroup_driver + ")";
-  return std::nullopt;
+  return "linux, cgroup v" + d.cgroup_version + " (" + d.cgroup_driver + ")";
 }
 
-std::optional<refusal> cgroup_controllers(check_context& c, std::string& detail) {
+host_result<std::string> cgroup_controllers(check_context& c) {
   const daemon_info& d = c.facts.daemon;
   const std::pair<bool, const char*> controllers[] = {{d.memory_limit, "memory"},
                                                       {d.swap_limit, "memory swap accounting"},
@@ -97,13 +83,12 @@ std::optional<refusal> cgroup_controllers(check_context& c, std::string& detail)
     if (!ok)
       return refusal{std::string("the daemon reports no ") + what + " controller",
                      "enable it on the kernel command line (e.g. cgroup_enable=memory swapaccount=1) and reboot"};
-  detail = "memory, swap, cpu, pids";
-  return std::nullopt;
+  return "memory, swap, cpu, pids";
 }
 
 }  // namespace
 
-const std::array<host_check, 8> machine_checks{{
+const host_check machine_table[] = {
     {"state directories", nothing, nothing, state_directories},
     {"local daemon only", nothing, nothing, local_daemon_only},
     {"daemon socket", nothing, socket, daemon_socket},
@@ -112,6 +97,7 @@ const std::array<host_check, 8> machine_checks{{
     {"deadline warden", daemon, nothing, deadline_warden},
     {"Linux daemon", daemon, nothing, linux_daemon},
     {"cgroup controllers", daemon, nothing, cgroup_controllers},
-}};
+};
+const std::span<const host_check> machine_checks{machine_table};
 
 }  // namespace plb::runner::checks

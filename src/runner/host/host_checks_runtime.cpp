@@ -8,7 +8,7 @@
 namespace plb::runner::checks {
 namespace {
 
-std::optional<refusal> runsc_registered(check_context& c, std::string& detail) {
+host_result<std::string> runsc_registered(check_context& c) {
   const auto rt = c.facts.daemon.runtimes.find(std::string(sandbox::policy_constants::runtime));
   if (rt == c.facts.daemon.runtimes.end())
     return refusal{
@@ -22,11 +22,10 @@ std::optional<refusal> runsc_registered(check_context& c, std::string& detail) {
     return refusal{"the runsc runtime path \"" + path + "\" is not absolute", "give its full path in daemon.json"};
   if (::access(path.c_str(), X_OK) != 0)
     return refusal{"the runsc runtime binary " + path + " is missing or not executable", "reinstall runsc"};
-  detail = path;
-  return std::nullopt;
+  return path;
 }
 
-std::optional<refusal> runsc_release_check(check_context& c, std::string& detail) {
+host_result<std::string> runsc_release_check(check_context& c) {
   host_facts& f = c.facts;
   const runsc_identity id = identify_runsc(f.runtime);  // cached: no exec while the binary is the same
   f.runtime_version = id.version;
@@ -47,11 +46,10 @@ std::optional<refusal> runsc_release_check(check_context& c, std::string& detail
                        " platform; the limits (host task budget, timings) are measured on systrap",
                    "set \"runtimeArgs\": [\"--network=none\", \"--platform=systrap\"] for runsc in "
                    "/etc/docker/daemon.json, then restart dockerd"};
-  detail = f.runtime_release + " on " + f.runtime_platform + (f.identity_from_cache ? " (cached identity)" : "");
-  return std::nullopt;
+  return f.runtime_release + " on " + f.runtime_platform + (f.identity_from_cache ? " (cached identity)" : "");
 }
 
-std::optional<refusal> image_is_present(check_context& c, std::string& detail) {
+host_result<std::string> image_is_present(check_context& c) {
   const sandbox::image_id& image = *c.what.image;
   // Asked by daemon_answers, which this row needs.
   auto found = c.answers.image.valid() ? c.answers.image.get() : c.what.engine.inspect_image(image);
@@ -63,19 +61,17 @@ std::optional<refusal> image_is_present(check_context& c, std::string& detail) {
   if ((*found)->id != image.str())
     return refusal{"the daemon resolved " + image.str() + " to " + (*found)->id, "give the full image ID"};
   c.image = std::move(**found);
-  detail = image.str();
-  return std::nullopt;
+  return image.str();
 }
 
-std::optional<refusal> image_has_no_volumes(check_context& c, std::string& detail) {
+host_result<std::string> image_has_no_volumes(check_context& c) {
   if (c.image->has_volumes)
     return refusal{"image " + c.what.image->str() + " declares volumes, which would add mounts",
                    "rebuild it without VOLUME"};
-  detail = "none declared";
-  return std::nullopt;
+  return "none declared";
 }
 
-std::optional<refusal> runsc_is_gvisor(check_context& c, std::string& detail) {
+host_result<std::string> runsc_is_gvisor(check_context& c) {
   host_facts& f = c.facts;
   const proof_request r{c.what.engine,   f.daemon,      f.runtime,         *c.what.image, c.what.limits,
                         c.what.work_dir, f.host_kernel, f.runtime_version, c.what.cancel};
@@ -84,25 +80,27 @@ std::optional<refusal> runsc_is_gvisor(check_context& c, std::string& detail) {
     proof = *cached;
   } else if (c.what.mode == inspect_mode::explain) {
     c.skipped = "proving it starts a container; sandbox-score and doctor do";
-    return std::nullopt;
-  } else if (auto problem = prove_gvisor(r, proof)) {
-    return problem;
+    return std::string();
+  } else if (auto proved = prove_gvisor(r); proved) {
+    proof = std::move(*proved);
+  } else {
+    return proved.error();
   }
   f.guest_kernel = proof.guest_kernel;
   f.proof_from_cache = proof.from_cache;
-  detail = f.runtime_version + "; guest kernel " + f.guest_kernel + ", host " + f.host_kernel +
-           (f.proof_from_cache ? " (cached proof)" : "");
-  return std::nullopt;
+  return f.runtime_version + "; guest kernel " + f.guest_kernel + ", host " + f.host_kernel +
+         (f.proof_from_cache ? " (cached proof)" : "");
 }
 
 }  // namespace
 
-const std::array<host_check, 5> runtime_checks{{
+const host_check runtime_table[] = {
     {"runsc registered", daemon, runsc_entry, runsc_registered},
     {"runsc release", runsc_entry, runsc_ok, runsc_release_check},
     {"image present", daemon | image_given, image_present, image_is_present},
     {"image has no volumes", image_present, nothing, image_has_no_volumes},
     {"runsc is gVisor", image_present | runsc_ok, nothing, runsc_is_gvisor},
-}};
+};
+const std::span<const host_check> runtime_checks{runtime_table};
 
 }  // namespace plb::runner::checks

@@ -28,7 +28,7 @@ std::string octal_mode(mode_t mode) {
 
 // The directory's problem, if any: missing, not a real directory, not root's, or writable by
 // group or others.
-std::optional<state_dir_problem> check_one(const dir_spec& d, bool create) {
+host_result<void> check_one(const dir_spec& d, bool create) {
   const std::string path = d.path;
   if (create && ::mkdir(d.path, d.mode) == 0) {
     // mkdir honours the umask; the mode is set explicitly, on the directory just made.
@@ -37,19 +37,18 @@ std::optional<state_dir_problem> check_one(const dir_spec& d, bool create) {
   }
   struct stat st {};
   if (::lstat(d.path, &st) != 0)
-    return state_dir_problem{path + " is missing (" + std::strerror(errno) + ")",
-                             "run plb-sandbox as root once, or: install -d -o root -g root -m " +
-                                 std::string(d.mode == 0755 ? "755 " : "700 ") + path};
+    return refusal{path + " is missing (" + std::strerror(errno) + ")",
+                   "run plb-sandbox as root once, or: install -d -o root -g root -m " +
+                       std::string(d.mode == 0755 ? "755 " : "700 ") + path};
   if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
-    return state_dir_problem{path + " is not a real directory (a symlink or another file)",
-                             "remove it and let plb-sandbox create it: rm " + path};
+    return refusal{path + " is not a real directory (a symlink or another file)",
+                   "remove it and let plb-sandbox create it: rm " + path};
   if (st.st_uid != 0)
-    return state_dir_problem{path + " is owned by uid " + std::to_string(st.st_uid) + ", not root",
-                             "chown root:root " + path};
+    return refusal{path + " is owned by uid " + std::to_string(st.st_uid) + ", not root", "chown root:root " + path};
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return state_dir_problem{path + " is writable by group or others (mode " + octal_mode(st.st_mode) + ")",
-                             "chmod go-w " + path};
-  return std::nullopt;
+    return refusal{path + " is writable by group or others (mode " + octal_mode(st.st_mode) + ")",
+                   "chmod go-w " + path};
+  return {};
 }
 
 unique_fd open_checked(const char* path) {
@@ -62,16 +61,17 @@ unique_fd open_checked(const char* path) {
 
 }  // namespace
 
-std::optional<state_dir_problem> check_state_dirs(bool create) {
+host_result<void> check_state_dirs(bool create) {
   for (const dir_spec& d : state_dirs)
-    if (auto p = check_one(d, create)) return p;
-  return std::nullopt;
+    if (auto checked = check_one(d, create); !checked) return checked;
+  return {};
 }
 
 namespace {
 
 unique_fd open_checked_state(const char* path) {
-  if (const auto p = check_state_dirs(true)) fail(sandbox::verdict::host_refused, p->detail + ": " + p->fix);
+  if (const auto checked = check_state_dirs(true); !checked)
+    fail(sandbox::verdict::host_refused, checked.error().detail + ": " + checked.error().fix);
   unique_fd fd = open_checked(path);
   if (!fd)
     fail(sandbox::verdict::host_refused,
@@ -86,7 +86,7 @@ unique_fd open_runs_dir() { return open_checked_state(runs_dir); }
 unique_fd open_state_dir() { return open_checked_state(state_dir); }
 
 unique_fd open_cache_dir(bool create) {
-  if (check_one(state_dirs[2], create)) return {};
+  if (!check_one(state_dirs[2], create)) return {};
   return open_checked(cache_dir);
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "runner/host/refusal.hpp"
 #include "support/file_io.hpp"
 
 namespace plb::runner {
@@ -18,14 +19,10 @@ inline constexpr const char* cache_dir = "/var/cache/plb-sandbox";
 // never reads it (it takes --runtime-image), the tests and scripts do.
 inline constexpr const char* runtime_image_id_file = "/var/lib/plb-sandbox/runtime-image.id";
 
-struct state_dir_problem {
-  std::string detail;  // which directory and what is wrong with it
-  std::string fix;     // the command that mends it
-};
-
 // Checks the three directories; with `create`, first creates any that is missing (0755 for the
-// state directory, 0700 for runs/ and the cache, whatever the umask).
-std::optional<state_dir_problem> check_state_dirs(bool create);
+// state directory, 0700 for runs/ and the cache, whatever the umask). A refusal names the
+// directory, what is wrong with it and the command that mends it.
+host_result<void> check_state_dirs(bool create);
 
 // runs/ opened with O_NOFOLLOW after check_state_dirs(true); throws failure(host_refused) with the
 // fix when a directory is unsafe.

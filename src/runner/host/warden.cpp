@@ -83,32 +83,34 @@ std::optional<warden_status> parse_warden_status(const std::string& line) noexce
   return std::nullopt;
 }
 
-std::optional<warden_status> ping_warden(const std::string& socket_path, std::chrono::milliseconds timeout,
-                                         std::string& problem) {
+namespace {
+
+const char* const start_warden_fix =
+    "start it: systemctl enable --now plb-sandbox-warden (without systemd: plb-sandbox-setup-host, or "
+    "/usr/share/plb-sandbox/start-warden /usr/bin/plb-sandbox)";
+
+refusal no_warden(std::string detail) { return {std::move(detail), start_warden_fix}; }
+
+}  // namespace
+
+host_result<warden_status> ping_warden(const std::string& socket_path, std::chrono::milliseconds timeout) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
-  if (socket_path.size() >= sizeof address.sun_path) {
-    problem = "socket path too long";
-    return std::nullopt;
-  }
+  if (socket_path.size() >= sizeof address.sun_path) return no_warden("socket path too long");
   std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size() + 1);
   const unique_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   const timeval tv{static_cast<time_t>(timeout.count() / 1000),
                    static_cast<suseconds_t>(timeout.count() % 1000) * 1000};
   ::setsockopt(s.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(s.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  if (!s || ::connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-    problem = "no warden answers at " + socket_path + " (" + std::strerror(errno) + ")";
-    return std::nullopt;
-  }
+  if (!s || ::connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0)
+    return no_warden("no warden answers at " + socket_path + " (" + std::strerror(errno) + ")");
   // Only root can have bound a socket in the root-only warden directory, but the peer is checked
   // anyway: a status is worth nothing from anyone else.
   ucred peer{};
   socklen_t len = sizeof peer;
-  if (::getsockopt(s.get(), SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != 0) {
-    problem = "the process answering at " + socket_path + " is not root's";
-    return std::nullopt;
-  }
+  if (::getsockopt(s.get(), SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != 0)
+    return no_warden("the process answering at " + socket_path + " is not root's");
   std::string line;
   char buf[256];
   while (line.size() < 256) {
@@ -118,40 +120,32 @@ std::optional<warden_status> ping_warden(const std::string& socket_path, std::ch
     line.append(buf, static_cast<std::size_t>(n));
   }
   auto status = parse_warden_status(line);
-  if (!status) {
-    problem = "the warden at " + socket_path + " did not answer within " + std::to_string(timeout.count()) +
-              " ms with a status line";
-    return std::nullopt;
-  }
+  if (!status)
+    return no_warden("the warden at " + socket_path + " did not answer within " + std::to_string(timeout.count()) +
+                     " ms with a status line");
   status->pid = peer.pid;  // the kernel's word, not the line's: callers signal this PID
-  return status;
+  return *status;
 }
 
-std::optional<warden_refusal> check_warden(std::string& detail) {
-  std::string problem;
-  const auto status = ping_warden(warden_socket, std::chrono::milliseconds(2000), problem);
-  return judge_warden(status, problem, detail);
+host_result<std::string> check_warden() {
+  return judge_warden(ping_warden(warden_socket, std::chrono::milliseconds(2000)));
 }
 
-std::optional<warden_refusal> judge_warden(const std::optional<warden_status>& status, const std::string& problem,
-                                           std::string& detail) {
-  const std::string fix =
-      "start it: systemctl enable --now plb-sandbox-warden (without systemd: plb-sandbox-setup-host, or "
-      "/usr/share/plb-sandbox/start-warden /usr/bin/plb-sandbox)";
-  if (!status) return warden_refusal{problem, fix};
-  const std::string who = "the warden (pid " + std::to_string(status->pid) + ")";
+host_result<std::string> judge_warden(const host_result<warden_status>& answer) {
+  if (!answer) return answer.error();
+  const warden_status& status = *answer;
+  const std::string who = "the warden (pid " + std::to_string(status.pid) + ")";
   const auto stale = std::chrono::duration_cast<std::chrono::milliseconds>(warden_stale).count();
-  if (status->last_pass_ms < 0 || status->last_pass_ms > stale)
-    return warden_refusal{who + " has not reached the daemon for " +
-                              (status->last_pass_ms < 0 ? std::string("any pass yet")
-                                                        : std::to_string(status->last_pass_ms / 1000) + " s"),
-                          "see its log; restart it once dockerd answers"};
-  if (status->stuck > 0)
-    return warden_refusal{who + " cannot remove " + std::to_string(status->stuck) + " container(s) " +
-                              std::to_string(warden_stuck_seconds) + " s or more past their deadline",
-                          "see its log and dockerd's; remove them by hand (docker rm -f) once the daemon can"};
-  detail = "pid " + std::to_string(status->pid) + ", last pass " + std::to_string(status->last_pass_ms) + " ms ago";
-  return std::nullopt;
+  if (status.last_pass_ms < 0 || status.last_pass_ms > stale)
+    return refusal{
+        who + " has not reached the daemon for " +
+            (status.last_pass_ms < 0 ? std::string("any pass yet") : std::to_string(status.last_pass_ms / 1000) + " s"),
+        "see its log; restart it once dockerd answers"};
+  if (status.stuck > 0)
+    return refusal{who + " cannot remove " + std::to_string(status.stuck) + " container(s) " +
+                       std::to_string(warden_stuck_seconds) + " s or more past their deadline",
+                   "see its log and dockerd's; remove them by hand (docker rm -f) once the daemon can"};
+  return "pid " + std::to_string(status.pid) + ", last pass " + std::to_string(status.last_pass_ms) + " ms ago";
 }
 
 }  // namespace plb::runner

@@ -25,6 +25,8 @@
 
 #include "runner/engine/engine_json.hpp"
 
+#include "runner/host/refusal.hpp"
+
 namespace plb::runner {
 
 inline constexpr const char* warden_dir = "/run/plb-sandbox";
@@ -57,19 +59,14 @@ struct warden_status {
 std::string render_warden_status(const warden_status& s);
 std::optional<warden_status> parse_warden_status(const std::string& line) noexcept;
 
-// Asks the warden at `socket_path` for its status, within `timeout`. nullopt with `problem` set
-// when nothing answers, the answer is malformed, or the peer is not root.
-std::optional<warden_status> ping_warden(const std::string& socket_path, std::chrono::milliseconds timeout,
-                                         std::string& problem);
+// Asks the warden at `socket_path` for its status, within `timeout`; refused (with the fix that
+// starts one) when nothing answers, the answer is malformed, or the peer is not root.
+host_result<warden_status> ping_warden(const std::string& socket_path, std::chrono::milliseconds timeout);
 
-// The preflight's question: nullopt when the warden answers, is current and removes what it must;
-// otherwise what is wrong and the fix. Every run asks it, a batch's lines included.
-struct warden_refusal {
-  std::string detail, fix;
-};
-std::optional<warden_refusal> check_warden(std::string& detail);
-// The same judgement of a status already asked for (nullopt: `problem` says why there is none).
-std::optional<warden_refusal> judge_warden(const std::optional<warden_status>& status, const std::string& problem,
-                                           std::string& detail);
+// The preflight's question: the warden answers, is current and removes what it must (the value
+// says so in a line), or what is wrong and the fix. Every run asks it, a batch's lines included.
+host_result<std::string> check_warden();
+// The same judgement of a status already asked for.
+host_result<std::string> judge_warden(const host_result<warden_status>& status);
 
 }  // namespace plb::runner

@@ -24,9 +24,9 @@ std::shared_ptr<const sandbox::feature_table> table_of(const sandbox::in_memory_
     fail(verdict::usage_error, "features: " + std::to_string(r.rows) + " rows by " + std::to_string(r.columns) +
                                    " columns (at least one of each)");
   if (r.rows > r.limits.input_values / r.columns)
-    fail(verdict::input_refused, "features: " + std::to_string(r.rows) + " x " + std::to_string(r.columns) +
-                                     " values, more than limits.input_values = " +
-                                     std::to_string(r.limits.input_values));
+    fail(verdict::input_refused,
+         "features: " + std::to_string(r.rows) + " x " + std::to_string(r.columns) +
+             " values, more than limits.input_values = " + std::to_string(r.limits.input_values));
   auto table = std::make_shared<sandbox::feature_table>();
   table->features = std::move(names);
   table->values.assign(r.features, r.features + r.rows * r.columns);
@@ -47,8 +47,8 @@ score_request check_in_memory_request(const sandbox::in_memory_request& r) {
   if (names.empty())
     for (std::size_t c = 0; c < r.columns; ++c) names.push_back(std::to_string(c));
   if (names.size() != r.columns)
-    fail(verdict::usage_error, "feature_names: " + std::to_string(names.size()) + " names for " +
-                                   std::to_string(r.columns) + " columns");
+    fail(verdict::usage_error,
+         "feature_names: " + std::to_string(names.size()) + " names for " + std::to_string(r.columns) + " columns");
   // The file path's checks, with what is not a file left out: the same rules for the digest, the
   // image, the column names and every limit.
   sandbox::scoring_request as_file;

@@ -29,8 +29,8 @@ unique_fd create_unnamed(const std::string& dir, const std::string& contents) {
   unique_fd fd(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
   if (!fd)
     fail(sandbox::verdict::internal_error, "cannot create an output file in " + dir + ": " + std::strerror(errno));
-  if (const int e = write_all(fd.get(), contents))
-    fail(sandbox::verdict::internal_error, "cannot write an output file in " + dir + ": " + std::strerror(e));
+  if (const auto written = write_all(fd.get(), contents); !written)
+    fail(sandbox::verdict::internal_error, "cannot write an output file in " + dir + ": " + written.error().what);
   if (::fsync(fd.get()) != 0)
     fail(sandbox::verdict::internal_error, "cannot sync an output file in " + dir + ": " + std::strerror(errno));
   return fd;

@@ -59,9 +59,8 @@ score_request check_request(const sandbox::scoring_request& in, const field_name
     check_fresh_output(provenance, names.provenance);
   }
   // A file request: the in-memory fields are unset (no script bytes, no table, published).
-  return score_request{in.model_path, digest.digest, *image.id, in.data_path,   in.features, in.id_column,
-                       in.task,       in.limits,     in.output_path, provenance, std::nullopt, nullptr,
-                       true};
+  return score_request{in.model_path, digest.digest,  *image.id,  in.data_path, in.features, in.id_column, in.task,
+                       in.limits,     in.output_path, provenance, std::nullopt, nullptr,     true};
 }
 
 }  // namespace plb::runner

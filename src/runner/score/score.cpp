@@ -100,47 +100,10 @@ sandbox::provenance_record provenance_of(const score_request& request, const hos
 // A batch hands its one preflight to every line, but the warden is asked again for each: a
 // warden that died mid-batch must not leave the later lines without their bound.
 void require_warden() {
-  std::string detail;
-  if (const auto r = check_warden(detail)) fail(verdict::host_refused, r->detail + ": " + r->fix);
+  if (const auto r = check_warden(); !r) fail(verdict::host_refused, r.error().detail + ": " + r.error().fix);
 }
 
 }  // namespace
-
-prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel) {
-  prepared_inputs p;
-  const std::size_t script_limit = sandbox::bytes(request.limits.script_mib);
-  p.script = request.script_bytes ? verify_script(*request.script_bytes, request.model_sha256, script_limit, "script_bytes")
-                                  : read_script(request.model, request.model_sha256, script_limit);
-  if (request.table) {
-    p.input.table = *request.table;  // checked against limits.input_values by check_in_memory_request
-  } else {
-    sandbox::csv_options csv;
-    csv.max_values = request.limits.input_values;
-    p.input = read_input(request.data, request.features, request.id_column, csv, cancel);
-  }
-
-  sandbox::encode_options enc;
-  enc.max_bytes = sandbox::bytes(request.limits.input_json_mib);
-  // The bound, not the exact size: computing that would format every value twice. Pages of the
-  // reservation that the document never reaches are never touched.
-  p.document.reserve(
-      std::min(sandbox::encoded_size_bound(p.input.table.values.size(), p.input.table.columns()), enc.max_bytes));
-  const auto encoded =
-      sandbox::encode_features_to_string(p.input.table.values, p.input.table.columns(), p.document, enc);
-  if (!encoded)
-    fail(verdict::input_refused, (request.table ? std::string("features") : "--data " + request.data) +
-                                     ": the encoded input would be " +
-                                     std::to_string(encoded.bytes) +
-                                     " bytes: " + std::string(sandbox::message(encoded.error)) + " (" +
-                                     std::to_string(request.limits.input_json_mib) + " MiB)");
-  if (request.table) {
-    // No file to name: the provenance's input digest is that of the exact bytes the script read.
-    const auto digest = sandbox::sha256_of(p.document);
-    if (!digest) fail(verdict::internal_error, "SHA-256 of the features document failed");
-    p.input.digest = digest.digest;
-  }
-  return p;
-}
 
 namespace {
 
@@ -189,6 +152,24 @@ class phase_clock {
   sandbox::scoring_phases& phases_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
+
+// The outcome to where the request wants it: both files published (and withdrawn again if a
+// stop request arrived meanwhile), or, for the in-memory API, into the report.
+void deliver(const score_request& request, std::vector<double> predictions, const std::string& csv_text,
+             sandbox::provenance_record rec, const cancellation& cancel, run_report& report) {
+  if (!request.publish) {
+    report.predictions = std::move(predictions);
+    report.provenance = std::move(rec);
+    return;
+  }
+  publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
+  if (cancel.signal()) {  // arrived while publishing: nothing stays published
+    unpublish_outputs(request.output, request.provenance);
+    cancel.check();
+  }
+  report.predictions_path = request.output;
+  report.provenance_path = request.provenance;
+}
 
 }  // namespace
 
@@ -241,19 +222,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   sandbox::provenance_record rec = provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage);
   rec.started_at = started_at;
   cancel.check();
-  if (!request.publish) {
-    report.predictions = std::move(predictions);
-    report.provenance = std::move(rec);
-    clock.end(&phases::publish);
-    return;
-  }
-  publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
-  if (cancel.signal()) {  // arrived while publishing: nothing stays published
-    unpublish_outputs(request.output, request.provenance);
-    cancel.check();
-  }
-  report.predictions_path = request.output;
-  report.provenance_path = request.provenance;
+  deliver(request, std::move(predictions), csv_text, std::move(rec), cancel, report);
   clock.end(&phases::publish);
 }
 

@@ -54,8 +54,8 @@ script_snapshot write_snapshot(const verified_script& script, const run_director
   const unique_fd out(
       ::openat(dir.fd(), snapshot_file_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400));
   if (!out) fail(sandbox::verdict::internal_error, "cannot create the snapshot: " + std::string(std::strerror(errno)));
-  if (const int e = write_all(out.get(), data))
-    fail(sandbox::verdict::internal_error, "cannot write the snapshot: " + std::string(std::strerror(e)));
+  if (const auto written = write_all(out.get(), data); !written)
+    fail(sandbox::verdict::internal_error, "cannot write the snapshot: " + written.error().what);
   // The sandbox user must read its only file; nobody else on the host needs to.
   if (::fchown(out.get(), uid, gid) != 0)
     fail(sandbox::verdict::host_refused, "cannot hand the snapshot to the sandbox user (" +

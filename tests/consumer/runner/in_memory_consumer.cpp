@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
   const std::string script =
       "import json, sys\nrows = json.load(sys.stdin)['features']\n"
       "print(json.dumps({'predictions': [r[0] + 10 * r[1] - r[2] for r in rows]}))\n";
-  const std::vector<double> matrix = {1, 2, 3,  //
-                                      4, 5, 6,  //
+  const std::vector<double> matrix = {1,   2,  3,  //
+                                      4,   5,  6,  //
                                       0.5, -1, 1e3, 7, 0, -2};
   sb::in_memory_request request;
   request.script_bytes = script;

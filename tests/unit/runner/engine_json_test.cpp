@@ -15,11 +15,9 @@ TEST(UrlEncode, OnlyUnreservedCharactersStay) {
 }
 
 TEST(ContainerList, NamesAndRunLabels) {
-  std::string problem;
   const auto list = parse_container_list(
-      R"([{"Names":["/plb-sandbox-ab"],"Labels":{"plb-sandbox.run":"ab","x":"y"}},{"Names":["/other"],"Labels":null}])",
-      problem);
-  ASSERT_TRUE(list) << problem;
+      R"([{"Names":["/plb-sandbox-ab"],"Labels":{"plb-sandbox.run":"ab","x":"y"}},{"Names":["/other"],"Labels":null}])");
+  ASSERT_TRUE(list) << list.error().detail;
   ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].name, "plb-sandbox-ab");
   EXPECT_EQ((*list)[0].run_label, "ab");
@@ -27,15 +25,17 @@ TEST(ContainerList, NamesAndRunLabels) {
 }
 
 TEST(ContainerList, BoundedAndStrict) {
-  std::string problem;
-  EXPECT_FALSE(parse_container_list("{}", problem));
-  EXPECT_EQ(problem, "reply is not a JSON array");
-  EXPECT_FALSE(parse_container_list(R"([{"Labels":{}}])", problem));
-  EXPECT_NE(problem.find("Names"), std::string::npos);
-  EXPECT_FALSE(parse_container_list(std::string(40, '[') + std::string(40, ']'), problem));
-  EXPECT_EQ(problem, "reply is not valid JSON") << "nesting is cut at 32 levels";
-  EXPECT_FALSE(parse_container_list("[" + std::string(5u << 20, ' ') + "]", problem));
-  EXPECT_EQ(problem, "reply larger than 4 MiB");
+  const auto problem = [](std::string_view answer) {
+    const auto list = parse_container_list(answer);
+    EXPECT_FALSE(list) << answer.substr(0, 40);
+    EXPECT_EQ(list ? engine_error::kind::unreachable : list.error().what, engine_error::kind::bad_reply);
+    return list ? std::string() : list.error().detail;
+  };
+  EXPECT_EQ(problem("{}"), "reply is not a JSON array");
+  EXPECT_NE(problem(R"([{"Labels":{}}])").find("Names"), std::string::npos);
+  EXPECT_EQ(problem(std::string(40, '[') + std::string(40, ']')), "reply is not valid JSON")
+      << "nesting is cut at 32 levels";
+  EXPECT_EQ(problem("[" + std::string(5u << 20, ' ') + "]"), "reply larger than 4 MiB");
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ class IdentityCache : public ::testing::Test {
  protected:
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "the cache directory is root's";
-    ASSERT_FALSE(check_state_dirs(true)) << "unsafe state directories";
+    ASSERT_TRUE(check_state_dirs(true)) << "unsafe state directories";
     char dir[] = "/tmp/plb-runsc-identity.XXXXXX";
     ASSERT_NE(::mkdtemp(dir), nullptr);
     dir_ = dir;

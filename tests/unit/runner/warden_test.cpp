@@ -69,9 +69,11 @@ TEST(WardenStatus, RoundTripsAndRefusesAnythingElse) {
 }
 
 TEST(WardenPing, NothingListeningIsAProblemNamingTheSocket) {
-  std::string problem;
-  EXPECT_FALSE(ping_warden("/nonexistent/warden.sock", std::chrono::milliseconds(200), problem));
-  EXPECT_NE(problem.find("no warden answers at /nonexistent/warden.sock"), std::string::npos) << problem;
+  const auto status = ping_warden("/nonexistent/warden.sock", std::chrono::milliseconds(200));
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().detail.find("no warden answers at /nonexistent/warden.sock"), std::string::npos)
+      << status.error().detail;
+  EXPECT_NE(status.error().fix.find("plb-sandbox-warden"), std::string::npos) << "the refusal says how to start one";
 }
 
 }  // namespace

@@ -1,0 +1,47 @@
+// A run's inputs before any host is involved: the script verified against its reviewed digest,
+// the features read (from the CSV, or the in-memory API's matrix) and encoded within their limit.
+#include "plb/sandbox/features_encoder.hpp"
+#include "runner/score/score.hpp"
+#include "support/failure.hpp"
+
+namespace plb::runner {
+
+using sandbox::verdict;
+
+prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel) {
+  prepared_inputs p;
+  const std::size_t script_limit = sandbox::bytes(request.limits.script_mib);
+  p.script = request.script_bytes ? verify_script(*request.script_bytes, request.model_sha256, script_limit, "script_bytes")
+                                  : read_script(request.model, request.model_sha256, script_limit);
+  if (request.table) {
+    p.input.table = *request.table;  // checked against limits.input_values by check_in_memory_request
+  } else {
+    sandbox::csv_options csv;
+    csv.max_values = request.limits.input_values;
+    p.input = read_input(request.data, request.features, request.id_column, csv, cancel);
+  }
+
+  sandbox::encode_options enc;
+  enc.max_bytes = sandbox::bytes(request.limits.input_json_mib);
+  // The bound, not the exact size: computing that would format every value twice. Pages of the
+  // reservation that the document never reaches are never touched.
+  p.document.reserve(
+      std::min(sandbox::encoded_size_bound(p.input.table.values.size(), p.input.table.columns()), enc.max_bytes));
+  const auto encoded =
+      sandbox::encode_features_to_string(p.input.table.values, p.input.table.columns(), p.document, enc);
+  if (!encoded)
+    fail(verdict::input_refused, (request.table ? std::string("features") : "--data " + request.data) +
+                                     ": the encoded input would be " +
+                                     std::to_string(encoded.bytes) +
+                                     " bytes: " + std::string(sandbox::message(encoded.error)) + " (" +
+                                     std::to_string(request.limits.input_json_mib) + " MiB)");
+  if (request.table) {
+    // No file to name: the provenance's input digest is that of the exact bytes the script read.
+    const auto digest = sandbox::sha256_of(p.document);
+    if (!digest) fail(verdict::internal_error, "SHA-256 of the features document failed");
+    p.input.digest = digest.digest;
+  }
+  return p;
+}
+
+}  // namespace plb::runner

@@ -1,0 +1,40 @@
+// The one error idiom of the compiled layers: a call that can fail in a way its caller handles
+// returns boost::system::result<T, E>, with one error type per layer, and only the top of a run
+// throws (failure.hpp: a verdict and a line for the operator). The layers' error types:
+//   support (plb::)          problem: what went wrong, in words, and the errno behind it if any
+//   runner engine            engine_error (runner/engine/engine_error.hpp): unreachable, status, bad reply
+//   runner host checks       refusal (runner/host/refusal.hpp): what is wrong with the host, and the fix
+// Each type has a throw_exception_from_error, so result::value() on an error throws a
+// std::runtime_error with its words (a programming error: callers test the result first).
+#pragma once
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include <boost/assert/source_location.hpp>
+#include <boost/system/result.hpp>
+
+namespace plb {
+
+// Made only by its two constructors' forms below, never from a bare string, so that a
+// result<std::string> is unambiguous: a string is its value, a problem its error.
+struct problem {
+  problem() = default;  // result::error() of a value: no problem
+  problem(std::string words, int errno_of) : what(std::move(words)), errno_value(errno_of) {}
+  static problem says(std::string words) { return {std::move(words), 0}; }
+
+  std::string what;     // in the tool's words, e.g. "a symbolic link", "owned by uid 1000"
+  int errno_value = 0;  // the system's reason, when there is one
+};
+
+template <class T>
+using result = boost::system::result<T, problem>;
+
+inline problem errno_problem(int e) { return {std::strerror(e), e}; }  // a failed system call
+
+[[noreturn]] inline void throw_exception_from_error(const problem& p, const boost::source_location&) {
+  throw std::runtime_error(p.what);
+}
+
+}  // namespace plb
