@@ -51,6 +51,13 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "plb-sandbox developers <plb-sandbox@users.noreply.github.com>")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/plb-sandbox/plb-sandbox")
+# Apache-2.0 (LICENSE). A .deb has no license field: packaging/copyright, installed above as each
+# package's /usr/share/doc/<package>/copyright, is where Debian looks; the license text itself is
+# the system's /usr/share/common-licenses/Apache-2.0 (a second copy would be lintian's
+# extra-license-file). CPack's installer generators show the resource file; an RPM (cpack -G RPM)
+# names the license in its License tag.
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+set(CPACK_RPM_PACKAGE_LICENSE Apache-2.0)
 
 set(CPACK_DEBIAN_TOOL_PACKAGE_NAME plb-sandbox)
 set(CPACK_DEBIAN_TOOL_PACKAGE_SECTION admin)
