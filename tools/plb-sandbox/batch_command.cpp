@@ -130,6 +130,7 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
     result = run_local_batch(config, plan, flags.jobs ? flags.jobs : default_jobs(plan), hooks);
     progress.clear();
   }
+  finish_batch(flags.finish, config, plan, result.outcomes, result.stopped_by != 0, stop);
   return report_outcome(config, result);
 }
 

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "batch.hpp"
+#include "batch_finish_flags.hpp"
 #include "batch_slurm.hpp"
 
 namespace plb::tool {
@@ -22,6 +23,7 @@ struct batch_flags {
   std::string manifest_sha256;  // with --index: the manifest as it was submitted
   std::string partition, account;
   std::vector<std::string> sbatch_options;
+  batch_finish_flags finish;  // --no-report, --verify ...
   CLI::Option *seconds_option = nullptr, *memory_option = nullptr, *retry_option = nullptr, *jobs_option = nullptr;
 };
 

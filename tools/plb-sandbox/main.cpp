@@ -17,6 +17,7 @@
 #include "cli_signals.hpp"
 #include "failure.hpp"
 #include "one_line.hpp"
+#include "report_verify_commands.hpp"
 #include "score_flags.hpp"
 #include "warden.hpp"
 
@@ -40,6 +41,7 @@ struct cli_options {
   std::string doctor_image;
   std::string warden_socket = plb::tool::warden_socket;
   bool warden_status = false;
+  plb::tool::report_verify_flags report_verify;
 };
 
 struct cli_commands {
@@ -88,6 +90,7 @@ cli_commands add_commands(CLI::App& app, cli_options& o) {
       "warden", "the host service that removes every run past its wall time + grace, whatever became of the tool");
   c.warden->add_option("--socket", o.warden_socket, "where it answers its status (the preflight asks the default)");
   c.warden->add_flag("--status", o.warden_status, "print the status line of the warden that answers, and exit");
+  plb::tool::add_report_verify_commands(app, o.report_verify, footer);
   return c;
 }
 
@@ -122,6 +125,9 @@ int main(int argc, char** argv) {
     if (commands.doctor->parsed()) return plb::tool::run_doctor(o.doctor_image, cancel);
     if (commands.sweep->parsed()) return plb::tool::run_sweep(cancel);
     if (commands.batch->parsed()) return plb::tool::run_batch(o.batch, stop);
+    if (o.report_verify.report->parsed()) return plb::tool::run_report_command(o.report_verify.report_dir);
+    if (o.report_verify.verify_command->parsed())
+      return plb::tool::run_verify_command(o.report_verify.verify, o.report_verify.verify_json, stop);
     if (commands.warden->parsed())
       return o.warden_status ? plb::tool::print_warden_status(o.warden_socket) : plb::tool::run_warden(o.warden_socket);
   } catch (const plb::tool::failure& f) {
