@@ -17,7 +17,7 @@ struct state_style {
 constexpr state_style styles[] = {
     {"success", "#2e7d32"},          {"usage_error", "#827717"},         {"host_refused", "#00838f"},
     {"input_refused", "#f9a825"},    {"timeout", "#ef6c00"},             {"memory_exhausted", "#6a1b9a"},
-    {"output_cap_exceeded", "#ad1457"}, {"script_failed", "#c62828"},    {"output_rejected", "#d84315"},
+    {"output_cap_exceeded", "#880e4f"}, {"script_failed", "#c62828"},    {"output_rejected", "#e91e63"},
     {"cleanup_failed", "#4e342e"},   {"runtime_failed", "#1565c0"},      {"internal_error", "#212121"},
     {"pending", "#9e9e9e"},          {"running", "#607d8b"},             {"interrupted", "#795548"},
     {"not_run", "#b0bec5"}};

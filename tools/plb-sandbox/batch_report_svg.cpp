@@ -10,7 +10,7 @@
 namespace plb::tool {
 namespace {
 
-constexpr double chart_width = 720, chart_height = 150, left = 44, top = 8;
+constexpr double chart_width = 640, max_bar = 40, chart_height = 150, left = 44, top = 8;
 constexpr std::size_t histogram_bins = 20;
 
 struct bar {
@@ -77,7 +77,7 @@ std::string bar_chart(const std::string& label, const std::vector<bar>& bars, do
   if (bars.empty()) return empty_chart(std::move(s));
   y_max = std::max(y_max, 1e-9);
   s += axis(y_max, unit);
-  const double w = (chart_width - left) / static_cast<double>(bars.size());
+  const double w = std::min(max_bar, (chart_width - left) / static_cast<double>(bars.size()));
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const double h = std::min(bars[i].value, y_max) / y_max * chart_height;
     s += rect(left + w * static_cast<double>(i), top + chart_height - h, w - 1, h, bars[i].state, bars[i].tip);
