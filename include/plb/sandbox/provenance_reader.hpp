@@ -119,7 +119,7 @@ class provenance_fields {
     if (failed()) return false;
     out_.error = e;
     out_.field = prefix_;
-    out_.field.append(key);
+    out_.field.append(key.empty() ? std::string_view("\"\"") : key);  // an empty key is named too
     return false;
   }
   // Every key of `o` must be one of `allowed`.
