@@ -18,9 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(!sb::message(r.error).empty());
   if (!r) {
     FUZZ_CHECK(r.offset <= text.size());
-    const bool document_level = r.error == sb::provenance_error::too_large || r.error == sb::provenance_error::not_json ||
-                                r.error == sb::provenance_error::duplicate_key ||
-                                r.error == sb::provenance_error::not_an_object;
+    const bool document_level =
+        r.error == sb::provenance_error::too_large || r.error == sb::provenance_error::not_json ||
+        r.error == sb::provenance_error::duplicate_key || r.error == sb::provenance_error::not_an_object;
     FUZZ_CHECK(document_level || !r.field.empty());
     return 0;
   }

@@ -41,8 +41,10 @@ std::string edited(const std::string& key, std::optional<boost::json::value> v) 
     at = &o[key.substr(0, dot)].as_object();
     k = key.substr(dot + 1);
   }
-  if (v) (*at)[k] = *v;
-  else at->erase(k);
+  if (v)
+    (*at)[k] = *v;
+  else
+    at->erase(k);
   return boost::json::serialize(o);
 }
 
@@ -130,7 +132,8 @@ TEST(ProvenanceReader, RefusesDuplicatesTrailingBytesNonObjectsAndHugeInput) {
   EXPECT_EQ(sb::parse_provenance(text + "{}").error, sb::provenance_error::not_json);
   EXPECT_EQ(sb::parse_provenance("").error, sb::provenance_error::not_json);
   EXPECT_EQ(sb::parse_provenance("[1]").error, sb::provenance_error::not_an_object);
-  EXPECT_EQ(sb::parse_provenance(std::string(sb::max_provenance_bytes + 1, ' ')).error, sb::provenance_error::too_large);
+  EXPECT_EQ(sb::parse_provenance(std::string(sb::max_provenance_bytes + 1, ' ')).error,
+            sb::provenance_error::too_large);
   for (int e = 0; e <= static_cast<int>(sb::provenance_error::bad_value); ++e)
     EXPECT_FALSE(sb::message(static_cast<sb::provenance_error>(e)).empty());
 }

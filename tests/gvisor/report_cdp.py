@@ -106,6 +106,10 @@ try:
     counts = dict(browser.eval(s, "[...document.querySelectorAll('#counts li')].map(li => [li.dataset.state, +li.dataset.count])"))
     if counts != summary["counts"]:
         fail("counts %s, summary %s" % (counts, summary["counts"]))
+    # Markup in a value (the manifest's path) is text on the page, never an element.
+    if browser.eval(s, "document.querySelectorAll('body i').length") != 0 or \
+            summary["manifest"] not in browser.eval(s, "document.body.textContent"):
+        fail("the manifest's path %r is not shown as text" % summary["manifest"])
     shown = browser.eval(s, "document.getElementById('total').textContent")
     if not shown.startswith(str(summary["lines"]) + " "):
         fail("total: " + shown)

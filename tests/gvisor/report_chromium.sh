@@ -9,17 +9,19 @@ artifacts=$4
 command -v chromium >/dev/null || fail "chromium is not installed (ci/setup-host installs it)"
 # The example's submissions, and three more: markup on stdout (output_rejected), on stderr then
 # exit 3 (script_failed), and a sleep past its 1 s limit (timeout).
-mkdir "$work/round"
-cp "$examples"/batch/*.py "$manifest" "$work/round/"
-manifest=$work/round/manifest.jsonl
+# The round's directory name is markup too: the manifest's path reaches the page's header, escaped.
+round="$work/round<i>&amp;"
+mkdir "$round"
+cp "$examples"/batch/*.py "$manifest" "$round/"
+manifest=$round/manifest.jsonl
 marker='<img src=x onerror=alert(1)>PLB-MARKER'
-printf 'print("%s-STDOUT")\n' "$marker" > "$work/round/markup_out.py"
-printf 'import sys\nsys.stderr.write("%s-STDERR")\nsys.exit(3)\n' "$marker" > "$work/round/markup_err.py"
-printf 'import time\ntime.sleep(5)\n' > "$work/round/slow.py"
+printf 'print("%s-STDOUT")\n' "$marker" > "$round/markup_out.py"
+printf 'import sys\nsys.stderr.write("%s-STDERR")\nsys.exit(3)\n' "$marker" > "$round/markup_err.py"
+printf 'import time\ntime.sleep(5)\n' > "$round/slow.py"
 for s in markup_out markup_err slow; do
   extra=''; [ $s = slow ] && extra=', "seconds": 1'
   printf '{"id": "team-%s", "model": "%s.py", "model_sha256": "%s"%s}\n' "${s/_/-}" "$s" \
-    "$(sha256sum "$work/round/$s.py" | cut -d' ' -f1)" "$extra" >> "$manifest"
+    "$(sha256sum "$round/$s.py" | cut -d' ' -f1)" "$extra" >> "$manifest"
 done
 out=$work/out
 rc=0; "$tool" batch --manifest "$manifest" --output-dir "$out" "${defaults[@]}" --jobs 2 > "$work/stdout" || rc=$?

@@ -219,9 +219,10 @@ TEST(BatchReport, RefusesASummaryValueTheToolDoesNotWrite) {
   const std::string good = R"({"id":"a","line":1,"verdict":"success","exit_code":0,"message":"","wall_seconds":1,)"
                            R"("cpu_seconds":1,"memory_peak_bytes":1,"predictions_sha256":null})";
   EXPECT_EQ(report_input_from("/o", head + good + "]}", std::nullopt, none).rows.size(), 1u);
-  const std::pair<std::string, std::string> bad[] = {
-      {"\"verdict\":\"success\"", "rows[0].verdict"},   {"\"id\":\"a\"", "rows[0].id"},
-      {"\"wall_seconds\":1", "rows[0].wall_seconds"}, {"\"exit_code\":0", "rows[0].exit_code"}};
+  const std::pair<std::string, std::string> bad[] = {{"\"verdict\":\"success\"", "rows[0].verdict"},
+                                                     {"\"id\":\"a\"", "rows[0].id"},
+                                                     {"\"wall_seconds\":1", "rows[0].wall_seconds"},
+                                                     {"\"exit_code\":0", "rows[0].exit_code"}};
   const std::string replacement[] = {"\"verdict\":\"<b>won</b>\"", "\"id\":\"../x\"", "\"wall_seconds\":-1",
                                      "\"exit_code\":256"};
   for (std::size_t i = 0; i < std::size(bad); ++i) {

@@ -90,8 +90,8 @@ TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {
   // The same pair with the record a run of this tool writes: kept.
   const output_facts facts = examine_outputs(dir, "a");
   ASSERT_TRUE(facts.problem.empty()) << facts.problem;
-  line_outcome o{"success", 0, "predictions and provenance written", sandbox::sandbox_usage{},
-                 facts.predictions_sha256, {}};
+  line_outcome o{"success", 0, "predictions and provenance written", sandbox::sandbox_usage{}, facts.predictions_sha256,
+                 {}};
   write_record(dir, item, o, facts.fingerprint, facts.provenance_sha256);
   d = decide_resume(item, dir, retry_policy::all_failures, fingerprint);
   EXPECT_EQ(d.action, resume_action::keep) << d.outcome.message;

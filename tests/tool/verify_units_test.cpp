@@ -22,7 +22,8 @@ TEST(VerifyCompare, IdenticalFilesReproduce) {
 }
 
 TEST(VerifyCompare, CountsDifferingRowsAndTheLargestDifference) {
-  const auto c = compare_predictions("id,prediction\n\"a,b\",1.5\nc,2\nd,-3\n", "id,prediction\n\"a,b\",1.25\nc,2\nd,1\n");
+  const auto c =
+      compare_predictions("id,prediction\n\"a,b\",1.5\nc,2\nd,-3\n", "id,prediction\n\"a,b\",1.25\nc,2\nd,1\n");
   EXPECT_FALSE(c.identical);
   EXPECT_EQ(c.rows, 3u);
   EXPECT_EQ(c.differing_rows, 2u);
@@ -57,7 +58,8 @@ TEST(VerifyCodes, EachMismatchHasItsOwnCodeApartFromEveryVerdict) {
   for (std::size_t i = 0; i < verify_mismatch_table.size(); ++i) {
     EXPECT_EQ(static_cast<std::size_t>(verify_mismatch_table[i].mismatch), i);
     EXPECT_NE(verify_mismatch_table[i].exit_code, verify_differs_exit_code);
-    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(verify_mismatch_table[i].exit_code, verify_mismatch_table[j].exit_code);
+    for (std::size_t j = 0; j < i; ++j)
+      EXPECT_NE(verify_mismatch_table[i].exit_code, verify_mismatch_table[j].exit_code);
   }
 }
 

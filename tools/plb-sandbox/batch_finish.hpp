@@ -15,9 +15,9 @@ namespace plb::tool {
 
 struct batch_finish_flags {
   bool no_report = false;
-  std::size_t verify = 0;                 // lines to re-run
+  std::size_t verify = 0;                  // lines to re-run
   std::string verify_by = "wall_seconds";  // the summary column whose top N are re-run
-  bool verify_sample = false;             // a random sample instead, from verify_seed
+  bool verify_sample = false;              // a random sample instead, from verify_seed
   std::optional<std::uint64_t> verify_seed;
   bool allow_changed_runtime = false;
 };

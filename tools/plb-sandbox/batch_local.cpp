@@ -91,7 +91,8 @@ batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan
   const output_dir dir = open_output_dir(config.output_dir, true);
   batch_start start = start_batch(config, plan, dir);
   const auto batch_began = clock_type::now();
-  summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "local", utc_timestamp(), {}, {}};
+  summary_header header{
+      config.manifest_path, plan.manifest_sha256, config.output_dir, "local", utc_timestamp(), {}, {}};
   const auto hosts = preflight_once(plan, start, cancel);  // a refused host leaves no summary behind
   write_summary(dir, header, plan.items, start.outcomes);
 

@@ -14,13 +14,22 @@ namespace {
 struct state_style {
   std::string_view state, colour;
 };
-constexpr state_style styles[] = {
-    {"success", "#2e7d32"},          {"usage_error", "#827717"},         {"host_refused", "#00838f"},
-    {"input_refused", "#f9a825"},    {"timeout", "#ef6c00"},             {"memory_exhausted", "#6a1b9a"},
-    {"output_cap_exceeded", "#880e4f"}, {"script_failed", "#c62828"},    {"output_rejected", "#e91e63"},
-    {"cleanup_failed", "#4e342e"},   {"runtime_failed", "#1565c0"},      {"internal_error", "#212121"},
-    {"pending", "#9e9e9e"},          {"running", "#607d8b"},             {"interrupted", "#795548"},
-    {"not_run", "#b0bec5"}};
+constexpr state_style styles[] = {{"success", "#2e7d32"},
+                                  {"usage_error", "#827717"},
+                                  {"host_refused", "#00838f"},
+                                  {"input_refused", "#f9a825"},
+                                  {"timeout", "#ef6c00"},
+                                  {"memory_exhausted", "#6a1b9a"},
+                                  {"output_cap_exceeded", "#880e4f"},
+                                  {"script_failed", "#c62828"},
+                                  {"output_rejected", "#e91e63"},
+                                  {"cleanup_failed", "#4e342e"},
+                                  {"runtime_failed", "#1565c0"},
+                                  {"internal_error", "#212121"},
+                                  {"pending", "#9e9e9e"},
+                                  {"running", "#607d8b"},
+                                  {"interrupted", "#795548"},
+                                  {"not_run", "#b0bec5"}};
 
 // The whole page's style: no font is loaded (the system's sans-serif), no image, no URL.
 constexpr std::string_view style =
@@ -37,7 +46,9 @@ constexpr std::string_view style =
 // Sorting by any column (numbers by value, blanks last) and paging, for a page that works without it.
 constexpr std::string_view script =
     "(function(){var t=document.getElementById('lines');if(!t)return;var b=t.tBodies[0],rows=[].slice.call(b.rows),"
-    "P=" "200" ",page=0,nav=document.getElementById('pager'),span=nav.querySelector('span'),hs=t.tHead.rows[0].cells;"
+    "P="
+    "200"
+    ",page=0,nav=document.getElementById('pager'),span=nav.querySelector('span'),hs=t.tHead.rows[0].cells;"
     "function show(){var n=Math.max(1,Math.ceil(rows.length/P));page=Math.min(Math.max(page,0),n-1);"
     "rows.forEach(function(r,i){r.hidden=Math.floor(i/P)!==page;});span.textContent='page '+(page+1)+' of '+n+"
     "' ('+rows.length+' lines)';}function key(r,c,num){var s=r.cells[c].textContent;if(!num)return s;"
@@ -47,6 +58,25 @@ constexpr std::string_view script =
     "return a<z?-dir:a>z?dir:(+x.dataset.line-+y.dataset.line);});rows.forEach(function(r){b.appendChild(r);});"
     "page=0;show();});});nav.hidden=false;nav.querySelector('.prev').onclick=function(){page--;show();};"
     "nav.querySelector('.next').onclick=function(){page++;show();};show();})();";
+
+constexpr std::string_view verify_head =
+    "<table id=\"verify\"><thead><tr><th>ID</th><th>result</th><th class=\"n\">differing rows</th>"
+    "<th class=\"n\">largest absolute difference</th><th>message</th></tr></thead><tbody>\n";
+
+constexpr std::string_view intro =
+    "</style></head><body><h1>plb-sandbox batch report</h1><p class=\"note\">Local-only, like every output of the "
+    "batch: do not publish it or return it to the model submitters. It shows numbers, verdicts, manifest IDs and "
+    "the tool's own messages, never the scripts' output.</p>";
+
+constexpr std::string_view lines_head =
+    "<h2>Lines</h2><p id=\"pager\" hidden><button class=\"prev\">previous</button> <span></span> "
+    "<button class=\"next\">next</button> (sort by clicking a column's title)</p>"
+    "<table id=\"lines\"><thead><tr><th>ID</th><th class=\"n\">line</th><th>verdict</th>"
+    "<th class=\"n\">exit</th><th>message</th><th class=\"n\">wall s</th><th class=\"n\">wall limit s</th>"
+    "<th class=\"n\">CPU s</th><th class=\"n\">peak MiB</th><th class=\"n\">memory limit MiB</th>"
+    "<th>node</th><th>predictions SHA-256</th><th>provenance</th></tr></thead><tbody>\n";
+
+static_assert(report_page_rows == 200, "the script's page size (P=200) is report_page_rows");
 
 std::string td(std::string_view cls, const std::string& text) {
   return cls.empty() ? cat({"<td>", html_escape(text), "</td>"})
@@ -99,8 +129,9 @@ std::string header_html(const report_input& in) {
   std::string s = "<ul class=\"counts\" id=\"counts\">";
   for (const auto& st : styles)
     if (const auto it = counts.find(std::string(st.state)); it != counts.end())
-      s += cat({"<li data-state=\"", st.state, "\" data-count=\"", std::to_string(it->second), "\"><span class=\"sw\" "
-                "style=\"background:", st.colour, "\"></span>", st.state, ": <b>", std::to_string(it->second), "</b></li>"});
+      s += cat({"<li data-state=\"", st.state, "\" data-count=\"", std::to_string(it->second),
+                "\"><span class=\"sw\" style=\"background:", st.colour, "\"></span>", st.state, ": <b>",
+                std::to_string(it->second), "</b></li>"});
   s += cat({"</ul><dl><dt>lines</dt><dd id=\"total\">", std::to_string(in.rows.size()),
             in.complete ? " (every line reached a verdict)" : " (incomplete: some lines have no verdict)", "</dd>"});
   const std::pair<const char*, std::string> facts[] = {
@@ -120,9 +151,7 @@ std::string header_html(const report_input& in) {
 std::string verify_html(const report_input& in) {
   if (in.verify.empty()) return {};
   std::string s = cat({"<h2>Re-runs (", html_escape(verify_csv_name), ")</h2><p class=\"note\">",
-                       html_escape(in.verify_note), "</p><table id=\"verify\"><thead><tr><th>ID</th><th>result</th>"
-                       "<th class=\"n\">differing rows</th><th class=\"n\">largest absolute difference</th>"
-                       "<th>message</th></tr></thead><tbody>\n"});
+                       html_escape(in.verify_note), "</p>", verify_head});
   for (const auto& v : in.verify)
     s += cat({"<tr class=\"r-", html_escape(v.result), "\">", td("", v.id), td("v", v.result),
               td("n", opt_int(v.differing_rows)), td("n", v.max_abs_difference ? num(*v.max_abs_difference, 6) : ""),
@@ -162,16 +191,7 @@ std::string render_report(const report_input& in) {
       "<title>plb-sandbox batch report</title><style>";
   s.append(style);
   for (const auto& st : styles) s += cat({".s-", st.state, " td.v{color:", st.colour, ";font-weight:bold}"});
-  s += cat({"</style></head><body><h1>plb-sandbox batch report</h1><p class=\"note\">Local-only, like every output "
-            "of the batch: do not publish it or return it to the model submitters. It shows numbers, verdicts, "
-            "manifest IDs and the tool's own messages, never the scripts' output.</p>",
-            header_html(in), render_charts(in), verify_html(in),
-            "<h2>Lines</h2><p id=\"pager\" hidden><button class=\"prev\">previous</button> <span></span> "
-            "<button class=\"next\">next</button> (sort by clicking a column's title)</p>"
-            "<table id=\"lines\"><thead><tr><th>ID</th><th class=\"n\">line</th><th>verdict</th>"
-            "<th class=\"n\">exit</th><th>message</th><th class=\"n\">wall s</th><th class=\"n\">wall limit s</th>"
-            "<th class=\"n\">CPU s</th><th class=\"n\">peak MiB</th><th class=\"n\">memory limit MiB</th>"
-            "<th>node</th><th>predictions SHA-256</th><th>provenance</th></tr></thead><tbody>\n"});
+  s += cat({intro, header_html(in), render_charts(in), verify_html(in), lines_head});
   for (const auto& r : in.rows) s += row_html(r);
   s += "</tbody></table><script>";
   s.append(script);

@@ -48,20 +48,23 @@ std::vector<bar> bars_of(const std::vector<report_row>& rows, Value value, std::
 
 std::string svg_open(const std::string& label) {
   const std::string h = num(chart_height + 24, 0), w = num(chart_width, 0);
-  return cat({"<figure><figcaption>", html_escape(label), "</figcaption><svg class=\"chart\" role=\"img\" aria-label=\"",
-              html_escape(label), "\" viewBox=\"0 0 ", w, " ", h, "\" width=\"", w, "\" height=\"", h, "\">"});
+  return cat({"<figure><figcaption>", html_escape(label),
+              "</figcaption><svg class=\"chart\" role=\"img\" aria-label=\"", html_escape(label), "\" viewBox=\"0 0 ",
+              w, " ", h, "\" width=\"", w, "\" height=\"", h, "\">"});
 }
 
-std::string empty_chart(std::string s) { return s.append("<text x=\"50\" y=\"80\" class=\"tick\">no figures yet</text></svg></figure>"); }
+std::string empty_chart(std::string s) {
+  return s.append("<text x=\"50\" y=\"80\" class=\"tick\">no figures yet</text></svg></figure>");
+}
 
 std::string axis(double y_max, std::string_view unit) {
   const std::string base = num(top + chart_height, 0);
-  std::string s = cat({"<line x1=\"", num(left, 0), "\" y1=\"", base, "\" x2=\"", num(chart_width, 0), "\" y2=\"",
-                       base, "\" class=\"axis\"/>"});
+  std::string s = cat({"<line x1=\"", num(left, 0), "\" y1=\"", base, "\" x2=\"", num(chart_width, 0), "\" y2=\"", base,
+                       "\" class=\"axis\"/>"});
   for (int k = 0; k <= 2; ++k) {
     const double y = top + chart_height - chart_height * k / 2.0;
-    s += cat({"<text x=\"2\" y=\"", num(y + 4, 0), "\" class=\"tick\">", html_escape(cat({num(y_max * k / 2.0, 1), unit})),
-              "</text>"});
+    s += cat({"<text x=\"2\" y=\"", num(y + 4, 0), "\" class=\"tick\">",
+              html_escape(cat({num(y_max * k / 2.0, 1), unit})), "</text>"});
   }
   return s;
 }
@@ -131,9 +134,9 @@ std::string histogram(const std::vector<report_row>& rows) {
     }
   }
   const std::string below = num(top + chart_height + 14, 0);
-  return s.append(cat({"<text x=\"", num(left, 0), "\" y=\"", below, "\" class=\"tick\">0 s</text><text x=\"",
-                       num(chart_width - 60, 0), "\" y=\"", below, "\" class=\"tick\">", num(hi, 2),
-                       " s</text></svg></figure>"}));
+  return s.append(
+      cat({"<text x=\"", num(left, 0), "\" y=\"", below, "\" class=\"tick\">0 s</text><text x=\"",
+           num(chart_width - 60, 0), "\" y=\"", below, "\" class=\"tick\">", num(hi, 2), " s</text></svg></figure>"}));
 }
 
 double top_of(const std::vector<bar>& bars, double floor) {

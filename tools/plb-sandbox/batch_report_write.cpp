@@ -24,8 +24,10 @@ constexpr std::string_view verify_header = "id,result,differing_rows,max_abs_dif
 std::string csv_safe(const std::string& text) {
   std::string s = one_line(text);
   for (char& c : s)
-    if (c == ',') c = ';';
-    else if (c == '"') c = '\'';
+    if (c == ',')
+      c = ';';
+    else if (c == '"')
+      c = '\'';
   return s;
 }
 
@@ -102,7 +104,8 @@ std::vector<report_verify_row> parse_verify_csv(const std::string& path, std::st
     ++number;
     at = end + 1;
     if (number == 1) {
-      if (line != verify_header) fail(sandbox::verdict::input_refused, path + ": line 1: not the header of batch-verify.csv");
+      if (line != verify_header)
+        fail(sandbox::verdict::input_refused, path + ": line 1: not the header of batch-verify.csv");
       continue;
     }
     rows.push_back(verify_row(path + ": line " + std::to_string(number), line, note));
@@ -116,7 +119,8 @@ std::string write_batch_report(const std::string& dir) {
   const unique_fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd)
     fail(sandbox::verdict::usage_error,
-         cat({dir, ": ", errno == ENOTDIR || errno == ELOOP ? "not a directory (symlinks are refused)" : std::strerror(errno)}));
+         cat({dir, ": ",
+              errno == ENOTDIR || errno == ELOOP ? "not a directory (symlinks are refused)" : std::strerror(errno)}));
   if (const std::string why = private_dir_problem(fd.get(), dir, owner); !why.empty())
     fail(sandbox::verdict::usage_error, cat({dir, ": ", why}));
   const auto read = [&](const std::string& name, std::size_t max, bool required) -> std::optional<std::string> {
@@ -137,8 +141,9 @@ std::string write_batch_report(const std::string& dir) {
   const std::string html = render_report(report_input_from(dir, *summary, verify, provenance));
   // Replaced when it is the tool's own file; anything else at the name stays as it is.
   if (const auto e = probe_entry(fd.get(), report_name, owner); e.kind == entry_kind::other)
-    fail(sandbox::verdict::usage_error, cat({dir, "/", report_name, ": ", e.what,
-                                             "; the report is only written over a regular file of this user: move it away"}));
+    fail(sandbox::verdict::usage_error,
+         cat({dir, "/", report_name, ": ", e.what,
+              "; the report is only written over a regular file of this user: move it away"}));
   replace_file_at(fd.get(), dir, report_name, html);
   return cat({dir, "/", report_name});
 }

@@ -17,8 +17,8 @@ void add_report_verify_commands(CLI::App& app, report_verify_flags& f, const std
   f.report = app.add_subcommand("report", "write DIR/batch-report.html from a batch's summary and provenance files");
   f.report->add_option("DIR", f.report_dir, "the batch's --output-dir")->required();
   f.report->footer(footer);
-  auto* v = f.verify_command = app.add_subcommand(
-      "verify", "check a run's recorded digests and runtime, re-run it and compare its predictions");
+  auto* v = f.verify_command =
+      app.add_subcommand("verify", "check a run's recorded digests and runtime, re-run it and compare its predictions");
   v->add_option("PROVENANCE", f.verify.provenance_path, "the run's <predictions>.sandbox.json")->required();
   v->add_option("--output", f.verify.output,
                 "where the re-run's predictions go (must not exist; default: <name>.verify-N.csv beside the original)");

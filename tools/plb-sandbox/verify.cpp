@@ -181,7 +181,7 @@ std::string fresh_verify_path(const std::string& original) {
   const std::string base =
       original.size() > 4 && original.ends_with(".csv") ? original.substr(0, original.size() - 4) : original;
   for (int n = 1;; ++n) {
-    const std::string candidate = base + ".verify-" + std::to_string(n) + ".csv";
+    std::string candidate = base + ".verify-" + std::to_string(n) + ".csv";
     struct stat st {};
     if (::lstat(candidate.c_str(), &st) != 0 && ::lstat(provenance_path_for(candidate).c_str(), &st) != 0)
       return candidate;

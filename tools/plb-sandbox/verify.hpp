@@ -46,7 +46,8 @@ inline constexpr std::array<verify_mismatch_info, 5> verify_mismatch_table{{
 static_assert([] {
   for (const auto& row : verify_mismatch_table)
     for (const auto& v : sandbox::verdict_table)
-      if (row.exit_code == v.exit_code || row.exit_code == verify_differs_exit_code || row.exit_code == 12) return false;
+      if (row.exit_code == v.exit_code || row.exit_code == verify_differs_exit_code || row.exit_code == 12)
+        return false;
   return true;
 }());
 
@@ -56,8 +57,8 @@ constexpr const verify_mismatch_info& info(verify_mismatch m) noexcept {
 
 struct verify_options {
   std::string provenance_path;
-  std::string output;                     // "" : a fresh `<name>.verify-N.csv` beside the original
-  std::string model_path, data_path;      // "" : the recorded paths
+  std::string output;                 // "" : a fresh `<name>.verify-N.csv` beside the original
+  std::string model_path, data_path;  // "" : the recorded paths
   bool allow_changed_runtime = false;
 };
 

@@ -55,7 +55,7 @@ constexpr std::string_view message(provenance_error e) noexcept {
 struct provenance_read {
   provenance_record record;
   provenance_error error = provenance_error::ok;
-  std::string field;   // "limits.wall_seconds", "runtime.release", ...; "" for the document
+  std::string field;       // "limits.wall_seconds", "runtime.release", ...; "" for the document
   std::size_t offset = 0;  // the byte for not_json and duplicate_key
   explicit operator bool() const noexcept { return error == provenance_error::ok; }
 };
@@ -160,9 +160,12 @@ class provenance_fields {
   bool count(const boost::json::object& o, std::string_view key, std::uint64_t& into) {
     const auto* v = need(o, key);
     if (!v) return false;
-    if (v->is_uint64()) into = v->get_uint64();
-    else if (v->is_int64() && v->get_int64() >= 0) into = static_cast<std::uint64_t>(v->get_int64());
-    else return fail(v->is_number() ? provenance_error::bad_value : provenance_error::wrong_type, key);
+    if (v->is_uint64())
+      into = v->get_uint64();
+    else if (v->is_int64() && v->get_int64() >= 0)
+      into = static_cast<std::uint64_t>(v->get_int64());
+    else
+      return fail(v->is_number() ? provenance_error::bad_value : provenance_error::wrong_type, key);
     return true;
   }
   bool seconds(const boost::json::object& o, std::string_view key, double& into) {
@@ -301,9 +304,12 @@ inline provenance_read parse_provenance(std::string_view text) noexcept {
     boost::json::parse_options po;
     po.max_depth = 8;
     const boost::json::value v = boost::json::parse(boost::json::string_view(text.data(), text.size()), ec, {}, po);
-    if (ec) out.error = provenance_error::not_json;
-    else if (!v.is_object()) out.error = provenance_error::not_an_object;
-    else detail::read_top(v.get_object(), out);
+    if (ec)
+      out.error = provenance_error::not_json;
+    else if (!v.is_object())
+      out.error = provenance_error::not_an_object;
+    else
+      detail::read_top(v.get_object(), out);
   } catch (...) {
     out = provenance_read{};
     out.error = provenance_error::not_json;
