@@ -62,7 +62,8 @@ void verify_lines(const batch_finish_flags& flags, const batch_config& config, c
 
 void write_report_or_warn(const std::string& dir) {
   try {
-    std::cout << "report: " << write_batch_report(dir) << std::endl;
+    const std::string path = write_batch_report(dir);
+    std::cout << "report: " << path << std::endl;
   } catch (const failure& f) {
     std::cerr << "plb-sandbox: the report was not written: " << one_line(f.what()) << std::endl;
   }

@@ -31,7 +31,8 @@ void add_report_verify_commands(CLI::App& app, report_verify_flags& f, const std
 }
 
 int run_report_command(const std::string& dir) {
-  std::cout << "report: " << write_batch_report(dir) << std::endl;
+  const std::string path = write_batch_report(dir);  // nothing printed before it is written
+  std::cout << "report: " << path << std::endl;
   return 0;
 }
 
@@ -54,6 +55,8 @@ int run_verify_command(const verify_options& options, bool json, const sandbox::
     std::cout << js::serialize(o) << std::endl;
     return out.exit_code;
   }
+  // A mismatch was printed above, on its own line; nothing ran, so there is nothing more to say.
+  if (!out.problems.empty() && out.result == info(out.problems.front().mismatch).name) return out.exit_code;
   std::ostream& stream = out.exit_code == 0 ? std::cout : std::cerr;
   stream << (out.exit_code == 0 ? "" : "plb-sandbox: ") << "verify: " << out.result << ": " << one_line(out.message)
          << std::endl;
