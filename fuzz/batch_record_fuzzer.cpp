@@ -67,7 +67,7 @@ void check_summary_row(const pt::line_outcome& o) {
                is_number(cell));
   FUZZ_CHECK(cells[2].empty() || !pt::summary_state(std::string(cells[2])).empty());
   FUZZ_CHECK(cells[8].empty() || is_digest(cells[8]));
-  (void)pt::render_summary_json({"m", "s", "/out", "local"}, items, {o});
+  (void)pt::render_summary_json({"m", "s", "/out", "local", {}, {}, {}}, items, {o});
 }
 
 void check_record(std::string_view text, bool sealed_here) {
@@ -98,7 +98,7 @@ void check_provenance(std::string_view text) {
   const auto usage = pt::usage_from_json(o->if_contains("usage"));
   if (usage) FUZZ_CHECK(std::isfinite(usage->wall_seconds) && usage->wall_seconds >= 0);
   if (usage) FUZZ_CHECK(std::isfinite(usage->cpu_seconds) && usage->cpu_seconds >= 0);
-  pt::line_outcome kept{"success", 0, "kept", usage, ""};
+  pt::line_outcome kept{"success", 0, "kept", usage, "", {}};
   if (const auto* d = o->if_contains("predictions_sha256"); d && d->is_string())
     kept.predictions_sha256 = std::string(d->get_string());
   check_summary_row(kept);
@@ -114,7 +114,7 @@ void check_outcome(std::string_view text) {
   }
   fields.resize(3);
   const int code = text.empty() ? -1 : static_cast<signed char>(text.front()) * 3;
-  check_summary_row({fields[0], code, fields[1], plb::sandbox::sandbox_usage{-0.0, 1e300, 1, 2, 3}, fields[2]});
+  check_summary_row({fields[0], code, fields[1], plb::sandbox::sandbox_usage{-0.0, 1e300, 1, 2, 3}, fields[2], {}});
 }
 
 }  // namespace

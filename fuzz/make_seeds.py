@@ -206,4 +206,44 @@ for state, message, digest in [(b"success", b"ok", H.encode()), (b"success\nz", 
                                (b"not_run", b"\x1b]0;x\x07\r\n", H.encode() + b"\n,,"), (b"", b"-1", b""),
                                (b"pending", b'a, "q"', H.upper().encode()), (b"\xff", b"\\x41", b"+1")]:
     put("batch_record", b"\x03" + state + b"\xff" + message + b"\xff" + digest)
+# ---- provenance_reader: a .sandbox.json as verify and the report read it ----
+good_prov = {"schema": "plb-sandbox/provenance/1", "privacy": "local-only: do not publish or return to the model submitter",
+             "tool_version": "0.1.0", "model_sha256": H, "runtime_image": "sha256:" + "b" * 64,
+             "runtime": {"name": "runsc", "version": "runsc version 0.0~20240729.0", "release": "20240729", "platform": "systrap"},
+             "limits": {"wall_seconds": 30, "memory_mib": 512, "cpu_millicores": 1000, "guest_processes": 64,
+                        "host_runtime_tasks": 128, "scratch_mib": 16, "output_mib": 4, "open_files": 256, "file_size_mib": 16,
+                        "input_values": 1000000, "input_json_mib": 64, "script_mib": 8, "pids_limit": 192},
+             "task_type": "regression", "features": ["feature_a", "feature_b"], "id_column": "sample_id", "rows": 5,
+             "input_sha256": H, "predictions_sha256": H, "started_at": "2026-12-01T10:00:00Z",
+             "usage": {"wall_seconds": 0.512, "cpu_seconds": 0.2, "memory_peak_bytes": 20000000, "output_bytes": 64,
+                       "host_tasks_peak": 40},
+             "verdict": "success", "model_path": "/srv/sum.py", "data_path": "/srv/input.csv"}
+def prov_with(path, value):
+    doc = json.loads(json.dumps(good_prov))
+    at = doc
+    keys = path.split(".")
+    for k in keys[:-1]:
+        at = at[k]
+    if value is KeyError:
+        del at[keys[-1]]
+    else:
+        at[keys[-1]] = value
+    return json.dumps(doc)
+put("provenance_reader", json.dumps(good_prov))
+put("provenance_reader", prov_with("id_column", None))
+put("provenance_reader", prov_with("runtime_image", None))
+put("provenance_reader", prov_with("model_path", KeyError))
+put("provenance_reader", prov_with("task_type", "binary-classification"))
+for path, value in [("schema", "plb-sandbox/provenance/2"), ("surprise", 1), ("limits.surprise", 1), ("model_sha256", KeyError),
+                    ("runtime.release", KeyError), ("model_sha256", H.upper()), ("model_sha256", 1), ("runtime_image", "busybox"),
+                    ("runtime.platform", "systrap\u001b[31m"), ("limits.wall_seconds", 0), ("limits.wall_seconds", 1.5),
+                    ("limits.pids_limit", 1), ("task_type", "ranking"), ("verdict", "won"), ("usage.wall_seconds", -1),
+                    ("usage", "fast"), ("features", [1]), ("features", [""]), ("rows", -3), ("runtime", []),
+                    ("limits", None), ("usage.memory_peak_bytes", 1e300), ("started_at", "\n"), ("id_column", "")]:
+    put("provenance_reader", prov_with(path, value))
+text = json.dumps(good_prov)
+for raw in ["", "{}", "[]", "null", text + "{}", text[:200], '{"rows":1,' + text[1:],
+            text.replace('"release": "20240729"', '"release": "20240729", "release": "x"'), "[" * 40 + "]" * 40,
+            '{"usage":{"wall_seconds":1e999}}']:
+    put("provenance_reader", raw)
 print("seeds written under", os.path.normpath(ROOT))

@@ -72,6 +72,7 @@ struct line_outcome {
   std::string message;
   std::optional<sandbox::sandbox_usage> usage;
   std::string predictions_sha256;  // of a success
+  std::string node;                // the host that ran it (batch_node.hpp), "" if none did
 };
 
 // True when `state` is a verdict (the line ran to its end).

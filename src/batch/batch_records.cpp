@@ -64,6 +64,8 @@ bool read_fields(const json::object& o, stored_record& s) {
   s.outcome.exit_code = static_cast<int>(code->get_int64());
   s.outcome.message = std::string(message->get_string());
   s.outcome.predictions_sha256 = *predictions;
+  if (const auto* node = o.if_contains("node"); node && node->is_string() && is_printable_line(node->get_string()))
+    s.outcome.node = std::string(node->get_string());
   s.provenance_sha256 = *provenance;
   s.fingerprint = request->get_object();
   return true;
@@ -150,7 +152,8 @@ std::string render_record(const batch_item& item, const line_outcome& o, const j
                             {"usage", o.usage ? json::value(sandbox::to_json(*o.usage)) : json::value(nullptr)},
                             {"predictions_sha256", nullable(o.predictions_sha256)},
                             {"provenance_sha256", nullable(provenance_sha256)},
-                            {"request", fingerprint}};
+                            {"request", fingerprint},
+                            {"node", nullable(o.node)}};
   std::string text = json::serialize(record);
   text.pop_back();  // the closing brace: the MAC is the last field
   return seal_record(std::move(text), key);

@@ -58,6 +58,8 @@ std::string number_text(std::optional<double> v) {
   return n > 0 && static_cast<std::size_t>(n) < sizeof buf ? std::string(buf, static_cast<std::size_t>(n)) : "";
 }
 
+json::value nullable(const std::string& s) { return s.empty() ? json::value(nullptr) : json::value(s); }
+
 json::value rounded(std::optional<double> seconds) {
   return seconds ? json::value(std::round(*seconds * 1000) / 1000) : json::value(nullptr);
 }
@@ -125,8 +127,11 @@ std::string render_summary_json(const summary_header& h, const std::vector<batch
                      {"wall_seconds", rounded(r.wall)},
                      {"cpu_seconds", rounded(r.cpu)},
                      {"memory_peak_bytes", r.memory_peak ? json::value(*r.memory_peak) : json::value(nullptr)},
-                     {"predictions_sha256",
-                      r.predictions_sha256.empty() ? json::value(nullptr) : json::value(r.predictions_sha256)}});
+                     {"predictions_sha256", nullable(r.predictions_sha256)},
+                     {"wall_limit_seconds", items[i].request.limits.wall_seconds},
+                     {"memory_limit_mib", items[i].request.limits.memory_mib},
+                     {"runtime_image", items[i].request.runtime_image},
+                     {"node", nullable(outcomes[i].node)}});
   }
   json::object counts;
   for (const auto& [state, n] : count_states(outcomes)) counts[state] = n;
@@ -136,6 +141,9 @@ std::string render_summary_json(const summary_header& h, const std::vector<batch
                          {"manifest_sha256", h.manifest_sha256},
                          {"output_dir", h.output_dir},
                          {"engine", h.engine},
+                         {"started_at", h.started_at},
+                         {"finished_at", h.finished_at.empty() ? json::value(nullptr) : json::value(h.finished_at)},
+                         {"wall_seconds", rounded(h.wall_seconds)},
                          {"lines", items.size()},
                          {"complete", complete},
                          {"counts", std::move(counts)},

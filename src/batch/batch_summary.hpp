@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,8 @@ namespace plb::batch {
 
 struct summary_header {
   std::string manifest, manifest_sha256, output_dir, engine;
+  std::string started_at, finished_at;  // UTC, ISO 8601; finished_at "" until the batch ends
+  std::optional<double> wall_seconds;   // the batch's, once it ended
 };
 
 // A state the summary may show (a verdict, or pending, running, interrupted, not_run), or "".

@@ -16,15 +16,17 @@
 #include "runner/score/request_check.hpp"
 #include "runner/score/run_id.hpp"
 #include "runner/score/score.hpp"
+#include "runner/score/verify.hpp"
 
 namespace plb::batch {
 
 // Each name the batch layer uses, said once.
-using runner::append_csv_field;  // the summary's cells, quoted like the predictions CSV's
-using runner::check_request;     // a line's request, checked like the runner API's
-using runner::docker_engine;     // the batch's own preflight and sweep talk to the daemon
-using runner::field_names;       // how a rejected request field is named (the manifest's names)
-using runner::host_facts;        // one preflight's answer, shared by the lines on that image
+using runner::append_csv_field;   // the summary's cells, quoted like the predictions CSV's
+using runner::check_request;      // a line's request, checked like the runner API's
+using runner::docker_engine;      // the batch's own preflight and sweep talk to the daemon
+using runner::field_names;        // how a rejected request field is named (the manifest's names)
+using runner::fresh_verify_path;  // batch --verify: each re-run's fresh path, the same rule as verify's
+using runner::host_facts;         // one preflight's answer, shared by the lines on that image
 using runner::new_run_id;
 using runner::open_state_dir;   // the batch key lives in the tool's state directory
 using runner::preflight;        // once per image per batch
@@ -33,5 +35,9 @@ using runner::run_hooks;        // a line's run, with the batch's preflight
 using runner::score_to_result;  // a line's run to its verdict, every failure caught
 using runner::state_dir;
 using runner::sweep_orphans;  // once before the first line
+using runner::verify_mismatch_table;
+using runner::verify_options;  // ... run as `verify` runs one
+using runner::verify_outcome;
+using runner::verify_run;
 
 }  // namespace plb::batch

@@ -18,6 +18,7 @@
 #include "runner/score/explain.hpp"
 #include "runner/score/request_check.hpp"
 #include "runner/score/score_request.hpp"
+#include "runner/score/verify.hpp"
 #include "support/cancellation.hpp"
 
 namespace plb::runner {
@@ -42,11 +43,17 @@ using runner::explanation;
 using runner::explanation_json;
 using runner::explanation_lines;
 using runner::field_names;
-using runner::overdue;      // what each pass removes
+using runner::info;  // what each pass removes
+using runner::overdue;
 using runner::ping_warden;  // `warden --status`, and the service's status lines
 using runner::render_warden_status;
 using runner::score_request;
 using runner::sweep_orphans;
+using runner::verify_differs_exit_code;  // `verify`: the re-run and its words
+using runner::verify_mismatch_table;
+using runner::verify_options;
+using runner::verify_outcome;
+using runner::verify_run;
 using runner::warden_period;
 using runner::warden_status;
 using runner::warden_stuck_seconds;

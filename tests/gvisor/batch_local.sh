@@ -67,6 +67,9 @@ interrupt)
   [ "$(grep -c ',interrupted,' "$out/batch-summary.csv")" = 2 ] || fail "$(cat "$out/batch-summary.csv")"
   [ "$(grep -c ',pending,' "$out/batch-summary.csv")" = 2 ] || fail "$(cat "$out/batch-summary.csv")"
   [ -z "$(ls "$out"/*.csv.sandbox.json 2>/dev/null)" ] || fail "a stopped run published"
+  # The report of the stopped batch is written, and says it is incomplete.
+  grep -q 'data-state="interrupted" data-count="2"' "$out/batch-report.html" && grep -q 'incomplete' "$out/batch-report.html" \
+    || fail "no report of the interrupted batch"
   # The same command finishes the batch: interrupted and pending lines run.
   "$tool" batch --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" --jobs 2 > /dev/null
   expect_verdicts "$out" "slow-1,success slow-2,success slow-3,success slow-4,success"

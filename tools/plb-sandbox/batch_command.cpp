@@ -119,6 +119,7 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
     std::cout << "submitted; collect the summary with the same command and --collect instead of --no-wait" << std::endl;
     return 0;
   }
+  finish_batch(flags.finish, config, plan, result.outcomes, result.stopped_by != 0, stop);
   return report_outcome(config, result);
 }
 

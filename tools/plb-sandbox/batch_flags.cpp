@@ -69,6 +69,7 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
   c.add_option("--index", f.index, "run exactly this manifest line (0-based) here; what each Slurm task runs");
   c.add_option("--manifest-sha256", f.manifest_sha256,
                "with --index: refuse to run unless the manifest is still the one submitted (the job script passes it)");
+  add_batch_finish_flags(c, f.finish);
 }
 
 batch_config batch_config_from(const batch_flags& f) {

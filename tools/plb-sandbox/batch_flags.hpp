@@ -9,6 +9,7 @@
 
 #include "batch/batch.hpp"
 #include "batch/backend.hpp"
+#include "batch_finish_flags.hpp"
 
 namespace plb::cli {
 
@@ -36,6 +37,7 @@ struct batch_flags {
   std::string manifest_sha256;  // with --index: the manifest as it was submitted
   std::string partition, account;
   std::vector<std::string> sbatch_options;
+  batch_finish_flags finish;  // --no-report, --verify ...
   CLI::Option *seconds_option = nullptr, *memory_option = nullptr, *retry_option = nullptr, *jobs_option = nullptr;
 };
 

@@ -17,6 +17,7 @@
 #include "cli_signals.hpp"
 #include "support/failure.hpp"
 #include "support/one_line.hpp"
+#include "report_verify_commands.hpp"
 #include "score_flags.hpp"
 #include "runner/for_cli.hpp"
 #include "warden_service.hpp"
@@ -41,6 +42,7 @@ struct cli_options {
   std::string doctor_image;
   std::string warden_socket = plb::runner::warden_socket;
   bool warden_status = false;
+  plb::cli::report_verify_flags report_verify;
 };
 
 struct cli_commands {
@@ -89,6 +91,7 @@ cli_commands add_commands(CLI::App& app, cli_options& o) {
       "warden", "the host service that removes every run past its wall time + grace, whatever became of the tool");
   c.warden->add_option("--socket", o.warden_socket, "where it answers its status (the preflight asks the default)");
   c.warden->add_flag("--status", o.warden_status, "print the status line of the warden that answers, and exit");
+  plb::cli::add_report_verify_commands(app, o.report_verify, footer);
   return c;
 }
 
@@ -123,6 +126,9 @@ int main(int argc, char** argv) {
     if (commands.doctor->parsed()) return plb::cli::run_doctor(o.doctor_image, cancel);
     if (commands.sweep->parsed()) return plb::cli::run_sweep(cancel);
     if (commands.batch->parsed()) return plb::cli::run_batch(o.batch, stop);
+    if (o.report_verify.report->parsed()) return plb::cli::run_report_command(o.report_verify.report_dir);
+    if (o.report_verify.verify_command->parsed())
+      return plb::cli::run_verify_command(o.report_verify.verify, o.report_verify.verify_json, stop);
     if (commands.warden->parsed())
       return o.warden_status ? plb::cli::print_warden_status(o.warden_socket) : plb::cli::run_warden(o.warden_socket);
   } catch (const plb::failure& f) {

@@ -48,6 +48,8 @@ struct provenance_record {
   std::string started_at;  // UTC, ISO 8601, from the host clock
   sandbox_usage usage;
   verdict outcome = verdict::success;
+  // Where the run read its script and data (absolute; "" when unknown): what `verify` checks again.
+  std::string model_path, data_path;
 };
 
 inline boost::json::object to_json(const sandbox_usage& u) {
@@ -88,6 +90,8 @@ inline boost::json::object to_json(const provenance_record& p) {
   o["started_at"] = p.started_at;
   o["usage"] = to_json(p.usage);
   o["verdict"] = name(p.outcome);
+  if (!p.model_path.empty()) o["model_path"] = p.model_path;
+  if (!p.data_path.empty()) o["data_path"] = p.data_path;
   return o;
 }
 

@@ -10,6 +10,7 @@
 
 #include "batch/backend.hpp"
 #include "runner/for_batch.hpp"
+#include "batch/batch_node.hpp"
 
 namespace plb::batch {
 namespace {
@@ -92,7 +93,9 @@ batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan
   const cancellation cancel(hooks.stop);
   const output_dir dir = open_output_dir(config.output_dir, true);
   batch_start start = start_batch(config, plan, dir);
-  const summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "local"};
+  const auto batch_began = clock_type::now();
+  summary_header header{
+      config.manifest_path, plan.manifest_sha256, config.output_dir, "local", utc_timestamp(), {}, {}};
   const auto hosts = preflight_once(plan, start, cancel);  // a refused host leaves no summary behind
   write_summary(dir, header, plan.items, start.outcomes);
 
@@ -125,6 +128,8 @@ batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan
   }
   for (auto& t : pool) t.join();
   batch_outcome result{state.take(), cancel.signal()};
+  header.finished_at = utc_timestamp();
+  header.wall_seconds = std::chrono::duration<double>(clock_type::now() - batch_began).count();
   write_summary(dir, header, plan.items, result.outcomes);
   return result;
 }

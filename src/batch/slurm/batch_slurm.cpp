@@ -18,6 +18,7 @@
 #include "support/failure.hpp"
 #include "support/one_line.hpp"
 #include "batch/slurm/slurm_queue.hpp"
+#include "batch/batch_node.hpp"
 
 namespace plb::batch {
 namespace {
@@ -134,7 +135,8 @@ batch_outcome run_slurm_batch(const batch_config& config, const batch_plan& plan
   check_shared_output_dir(config.output_dir);
   const output_dir dir = open_output_dir(config.output_dir, true);
   batch_start start = start_batch(config, plan, dir);
-  const summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm"};
+  const summary_header header{
+      config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}};
   write_summary(dir, header, plan.items, start.outcomes);
   if (start.to_run.empty()) return {std::move(start.outcomes), 0};
   // A retried line's old record (resume verified it) goes now, so that --collect never mistakes it
@@ -151,7 +153,8 @@ batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& 
   batch_config as_found = config;
   as_found.retry = retry_policy::none;  // collecting re-runs nothing
   batch_start start = start_batch(as_found, plan, dir);
-  const summary_header header{config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm"};
+  const summary_header header{
+      config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}};
   const std::string job_id = config.output_dir + "/slurm/job-id";
   const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
   const auto job = read_own_file(slurm.get(), "job-id", dir.owner, 64);

@@ -8,6 +8,7 @@
 #include "support/command.hpp"
 #include "support/failure.hpp"
 #include "support/one_line.hpp"
+#include "batch/batch_node.hpp"
 
 namespace plb::batch {
 namespace {
@@ -108,7 +109,10 @@ batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const 
   (void)gather_records(plan, dir, start, open, hooks, changed);  // records written as the job ended
   if (!stopped_by) stopped_by = cancel.signal();
   finish_open_lines(job, plan, start, open, stopped_by);
-  write_summary(dir, header, plan.items, start.outcomes);
+  summary_header ended = header;
+  ended.finished_at = utc_timestamp();
+  ended.wall_seconds = std::chrono::duration<double>(clock_type::now() - began).count();
+  write_summary(dir, ended, plan.items, start.outcomes);
   return {std::move(start.outcomes), stopped_by};
 }
 

@@ -11,8 +11,9 @@ using sandbox::verdict;
 prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel) {
   prepared_inputs p;
   const std::size_t script_limit = sandbox::bytes(request.limits.script_mib);
-  p.script = request.script_bytes ? verify_script(*request.script_bytes, request.model_sha256, script_limit, "script_bytes")
-                                  : read_script(request.model, request.model_sha256, script_limit);
+  p.script = request.script_bytes
+                 ? verify_script(*request.script_bytes, request.model_sha256, script_limit, "script_bytes")
+                 : read_script(request.model, request.model_sha256, script_limit);
   if (request.table) {
     p.input.table = *request.table;  // checked against limits.input_values by check_in_memory_request
   } else {
@@ -31,8 +32,7 @@ prepared_inputs prepare_inputs(const score_request& request, const cancellation*
       sandbox::encode_features_to_string(p.input.table.values, p.input.table.columns(), p.document, enc);
   if (!encoded)
     fail(verdict::input_refused, (request.table ? std::string("features") : "--data " + request.data) +
-                                     ": the encoded input would be " +
-                                     std::to_string(encoded.bytes) +
+                                     ": the encoded input would be " + std::to_string(encoded.bytes) +
                                      " bytes: " + std::string(sandbox::message(encoded.error)) + " (" +
                                      std::to_string(request.limits.input_json_mib) + " MiB)");
   if (request.table) {

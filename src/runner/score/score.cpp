@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <future>
 
 #include "runner/container/container_run.hpp"
@@ -94,6 +95,8 @@ sandbox::provenance_record provenance_of(const score_request& request, const hos
   rec.predictions_sha256 = sandbox::sha256_of(csv_text).digest;
   rec.usage = usage;
   rec.outcome = verdict::success;
+  rec.model_path = std::filesystem::absolute(request.model).lexically_normal().string();
+  rec.data_path = std::filesystem::absolute(request.data).lexically_normal().string();
   return rec;
 }
 

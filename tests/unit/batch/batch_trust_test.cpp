@@ -39,7 +39,8 @@ class BatchTrust : public BatchDir {
   }
   // A record as a run of this tool writes it for `item`, signed with `k`.
   std::string signed_record(const batch_item& item, const batch_key& k, const std::string& verdict = "script_failed") {
-    line_outcome o{verdict, 8, "the script exited with status 3", sandbox::sandbox_usage{1.5, 0.5, 4096, 10, 3}, ""};
+    line_outcome o{verdict, 8, "the script exited with status 3", sandbox::sandbox_usage{1.5, 0.5, 4096, 10, 3},
+                   "",      {}};
     return render_record(item, o, request_fingerprint(item, ""), "", k);
   }
 };
@@ -123,12 +124,12 @@ TEST_F(BatchTrust, AForgedRecordOrCsvInAProperDirectoryIsNotKept) {
   };
   // A failure record whose fields would inject into the summary, with a MAC of someone else's key.
   ASSERT_EQ(::mkdir((dir_ + "/.other").c_str(), 0700), 0);
-  line_outcome forged{"script_failed", 8, "=HYPERLINK(\"x\")", std::nullopt, ""};
+  line_outcome forged{"script_failed", 8, "=HYPERLINK(\"x\")", std::nullopt, "", {}};
   write("a.result.json", render_record(p.items[0], forged, fingerprint(p.items[0]), "", key(".other")));
   // A success record copied from line a's (valid MAC, this key) to line b's name, with a planted pair.
   plant_outputs("b");
   const output_facts facts = examine_outputs(dir, "b");
-  write("b.result.json", render_record(p.items[0], {"success", 0, "m", std::nullopt, facts.predictions_sha256},
+  write("b.result.json", render_record(p.items[0], {"success", 0, "m", std::nullopt, facts.predictions_sha256, {}},
                                        facts.fingerprint, facts.provenance_sha256, dir.key));
   const batch_start s = start_batch(config(), p, dir);
   ASSERT_EQ(s.outcomes[0].state, "not_run");
@@ -164,10 +165,14 @@ TEST_F(BatchTrust, AJunkFileOrSymlinkFailsItsOwnLineOnly) {
 TEST_F(BatchTrust, ForgedSummaryFieldsCannotAddARowAControlByteOrAFormula) {
   const batch_plan p = plan(line("a") + line("b") + line("c"));
   std::vector<line_outcome> outcomes(3);
-  outcomes[0] = {"script_failed", 8, "=cmd|' /C calc'!A0", sandbox::sandbox_usage{-1, NAN, 0, 0, 0},
-                 std::string(64, 'a') + "\nz,9,success,0,forged,,,,"};
-  outcomes[1] = {"success\nx", -5, "\x1b]0;owned\x07 +1 \r\nrow", std::nullopt, "@SUM(A1)"};
-  outcomes[2] = {"success", 0, "-2+3", sandbox::sandbox_usage{1.25, 0.5, 7, 0, 0}, std::string(64, 'F')};
+  outcomes[0] = {"script_failed",
+                 8,
+                 "=cmd|' /C calc'!A0",
+                 sandbox::sandbox_usage{-1, NAN, 0, 0, 0},
+                 std::string(64, 'a') + "\nz,9,success,0,forged,,,,",
+                 {}};
+  outcomes[1] = {"success\nx", -5, "\x1b]0;owned\x07 +1 \r\nrow", std::nullopt, "@SUM(A1)", {}};
+  outcomes[2] = {"success", 0, "-2+3", sandbox::sandbox_usage{1.25, 0.5, 7, 0, 0}, std::string(64, 'F'), {}};
   const std::string csv = render_summary_csv(p.items, outcomes);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4) << csv;
   for (const char c : csv) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c <= 0x7e)) << int(c);
@@ -188,7 +193,7 @@ TEST_F(BatchTrust, ForgedSummaryFieldsCannotAddARowAControlByteOrAFormula) {
   EXPECT_NE(csv.find("\na,1,script_failed,8,'=cmd|' /C calc'!A0,,,0,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nb,2,,,\\x1b]0;owned\\x07 +1 \\x0d\\x0arow,,,,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nc,3,success,0,'-2+3,1.250,0.500,7,\n"), std::string::npos) << "uppercase is not a digest";
-  const std::string json = render_summary_json({"m", "s", dir_, "local"}, p.items, outcomes);
+  const std::string json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}}, p.items, outcomes);
   EXPECT_EQ(json.find("forged"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("verdict":"","exit_code":null)"), std::string::npos) << json;
 }

@@ -90,8 +90,8 @@ TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {
   // The same pair with the record a run of this tool writes: kept.
   const output_facts facts = examine_outputs(dir, "a");
   ASSERT_TRUE(facts.problem.empty()) << facts.problem;
-  line_outcome o{"success", 0, "predictions and provenance written", sandbox::sandbox_usage{},
-                 facts.predictions_sha256};
+  line_outcome o{"success", 0, "predictions and provenance written", sandbox::sandbox_usage{}, facts.predictions_sha256,
+                 {}};
   write_record(dir, item, o, facts.fingerprint, facts.provenance_sha256);
   d = decide_resume(item, dir, retry_policy::all_failures, fingerprint);
   EXPECT_EQ(d.action, resume_action::keep) << d.outcome.message;
@@ -113,7 +113,7 @@ TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {
   // A signed record of another request: the limit is named.
   plant_outputs("a", "row,prediction\n0,1\n", 7);
   const output_facts other = examine_outputs(dir, "a");
-  write_record(dir, item, {"success", 0, "m", std::nullopt, other.predictions_sha256}, other.fingerprint,
+  write_record(dir, item, {"success", 0, "m", std::nullopt, other.predictions_sha256, {}}, other.fingerprint,
                other.provenance_sha256);
   d = decide_resume(item, dir, retry_policy::none, fingerprint);
   EXPECT_EQ(d.action, resume_action::conflict);
@@ -168,13 +168,13 @@ TEST_F(BatchFiles, SummaryQuotesMessagesAndCountsStates) {
   write("manifest.jsonl", line("a") + line("b"));
   const batch_plan plan = plan_batch(config());
   std::vector<line_outcome> outcomes(2);
-  outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0}, hex64};
-  outcomes[1] = {"not_run", -1, "a, \"quoted\" reason", std::nullopt, ""};
+  outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0}, hex64, {}};
+  outcomes[1] = {"not_run", -1, "a, \"quoted\" reason", std::nullopt, "", {}};
   EXPECT_EQ(render_summary_csv(plan.items, outcomes),
             "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,predictions_sha256\n"
             "a,1,success,0,ok,1.500,0.250,1024," +
                 hex64 + "\nb,2,not_run,,\"a, \"\"quoted\"\" reason\",,,,\n");
-  const auto json = render_summary_json({"m", "s", dir_, "local"}, plan.items, outcomes);
+  const auto json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}}, plan.items, outcomes);
   EXPECT_NE(json.find(R"("complete":false)"), std::string::npos);
   EXPECT_NE(json.find(R"("counts":{"not_run":1,"success":1})"), std::string::npos);
 }

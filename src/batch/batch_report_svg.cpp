@@ -1,0 +1,174 @@
+// The report's pictures: inline SVG, drawn from the rows' figures alone, readable without script.
+// Past report_chart_bars lines the per-line charts aggregate consecutive lines into one bar each.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "batch/batch_report.hpp"
+#include "batch/batch_report_text.hpp"
+
+namespace plb::batch {
+namespace {
+
+constexpr double chart_width = 640, max_bar = 40, chart_height = 150, left = 44, top = 8;
+constexpr std::size_t histogram_bins = 20;
+
+struct bar {
+  double value = 0;
+  std::string state;
+  std::string tip;
+};
+
+// One bar per line, or per group of lines past report_chart_bars: the group's highest value,
+// coloured by its first failure (else success).
+template <typename Value>
+std::vector<bar> bars_of(const std::vector<report_row>& rows, Value value, std::string_view unit) {
+  std::vector<const report_row*> shown;
+  for (const auto& r : rows)
+    if (value(r)) shown.push_back(&r);
+  const std::size_t group = std::max<std::size_t>(1, (shown.size() + report_chart_bars - 1) / report_chart_bars);
+  std::vector<bar> out;
+  for (std::size_t i = 0; i < shown.size(); i += group) {
+    const std::size_t end = std::min(shown.size(), i + group);
+    bar b;
+    b.state = "success";
+    for (std::size_t k = i; k < end; ++k) {
+      b.value = std::max(b.value, *value(*shown[k]));
+      if (b.state == "success" && shown[k]->state != "success") b.state = shown[k]->state;
+    }
+    if (group == 1)
+      b.tip = cat({shown[i]->id, " (", shown[i]->state, "): ", num(b.value, 2), unit});
+    else
+      b.tip = cat({"lines ", std::to_string(shown[i]->line), "-", std::to_string(shown[end - 1]->line), " (",
+                   std::to_string(end - i), " runs): highest ", num(b.value, 2), unit});
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::string svg_open(const std::string& label) {
+  const std::string h = num(chart_height + 24, 0), w = num(chart_width, 0);
+  return cat({"<figure><figcaption>", html_escape(label),
+              "</figcaption><svg class=\"chart\" role=\"img\" aria-label=\"", html_escape(label), "\" viewBox=\"0 0 ",
+              w, " ", h, "\" width=\"", w, "\" height=\"", h, "\">"});
+}
+
+std::string empty_chart(std::string s) {
+  return s.append("<text x=\"50\" y=\"80\" class=\"tick\">no figures yet</text></svg></figure>");
+}
+
+std::string axis(double y_max, std::string_view unit) {
+  const std::string base = num(top + chart_height, 0);
+  std::string s = cat({"<line x1=\"", num(left, 0), "\" y1=\"", base, "\" x2=\"", num(chart_width, 0), "\" y2=\"", base,
+                       "\" class=\"axis\"/>"});
+  for (int k = 0; k <= 2; ++k) {
+    const double y = top + chart_height - chart_height * k / 2.0;
+    s += cat({"<text x=\"2\" y=\"", num(y + 4, 0), "\" class=\"tick\">",
+              html_escape(cat({num(y_max * k / 2.0, 1), unit})), "</text>"});
+  }
+  return s;
+}
+
+std::string rect(double x, double y, double w, double h, std::string_view state, const std::string& tip) {
+  return cat({"<rect x=\"", num(x, 2), "\" y=\"", num(y, 2), "\" width=\"", num(std::max(w, 0.5), 2), "\" height=\"",
+              num(h, 2), "\" fill=\"", state_colour(state), "\"><title>", html_escape(tip), "</title></rect>"});
+}
+
+std::string bar_chart(const std::string& label, const std::vector<bar>& bars, double y_max, std::string_view unit,
+                      std::optional<double> reference) {
+  std::string s = svg_open(label);
+  if (bars.empty()) return empty_chart(std::move(s));
+  y_max = std::max(y_max, 1e-9);
+  s += axis(y_max, unit);
+  const double w = std::min(max_bar, (chart_width - left) / static_cast<double>(bars.size()));
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const double h = std::min(bars[i].value, y_max) / y_max * chart_height;
+    s += rect(left + w * static_cast<double>(i), top + chart_height - h, w - 1, h, bars[i].state, bars[i].tip);
+  }
+  if (reference) {
+    const std::string y = num(top + chart_height - std::min(*reference, y_max) / y_max * chart_height, 2);
+    s += cat({"<line x1=\"", num(left, 0), "\" y1=\"", y, "\" x2=\"", num(chart_width, 0), "\" y2=\"", y,
+              "\" class=\"limit\"/>"});
+  }
+  return s.append("</svg></figure>");
+}
+
+using bins_type = std::vector<std::vector<std::pair<std::string, std::size_t>>>;
+
+bins_type bin_walls(const std::vector<report_row>& rows, double hi) {
+  bins_type bins(histogram_bins);
+  for (const auto& r : rows) {
+    if (!r.wall) continue;
+    const auto k = std::min(histogram_bins - 1, static_cast<std::size_t>(*r.wall / hi * histogram_bins));
+    auto& bin = bins[k];
+    auto it = std::find_if(bin.begin(), bin.end(), [&](const auto& p) { return p.first == r.state; });
+    if (it == bin.end()) it = bin.emplace(bin.end(), r.state, 0);
+    ++it->second;
+  }
+  return bins;
+}
+
+std::string histogram(const std::vector<report_row>& rows) {
+  double hi = 0;
+  for (const auto& r : rows)
+    if (r.wall) hi = std::max(hi, *r.wall);
+  std::string s = svg_open("run times (wall seconds) of every line, stacked by verdict");
+  if (hi <= 0) return empty_chart(std::move(s));
+  const bins_type bins = bin_walls(rows, hi);
+  std::size_t tallest = 1;
+  for (const auto& bin : bins) {
+    std::size_t n = 0;
+    for (const auto& p : bin) n += p.second;
+    tallest = std::max(tallest, n);
+  }
+  s += axis(static_cast<double>(tallest), "");
+  const double w = (chart_width - left) / histogram_bins, step = hi / histogram_bins;
+  for (std::size_t k = 0; k < histogram_bins; ++k) {
+    double y = top + chart_height;
+    const double from = step * static_cast<double>(k);
+    for (const auto& [state, n] : bins[k]) {
+      const double h = static_cast<double>(n) / static_cast<double>(tallest) * chart_height;
+      y -= h;
+      s += rect(left + w * static_cast<double>(k), y, w - 1, h, state,
+                cat({num(from, 2), "-", num(from + step, 2), " s: ", std::to_string(n), " ", state}));
+    }
+  }
+  const std::string below = num(top + chart_height + 14, 0);
+  return s.append(
+      cat({"<text x=\"", num(left, 0), "\" y=\"", below, "\" class=\"tick\">0 s</text><text x=\"",
+           num(chart_width - 60, 0), "\" y=\"", below, "\" class=\"tick\">", num(hi, 2), " s</text></svg></figure>"}));
+}
+
+double top_of(const std::vector<bar>& bars, double floor) {
+  for (const auto& b : bars) floor = std::max(floor, b.value);
+  return floor;
+}
+
+}  // namespace
+
+std::string render_charts(const report_input& in) {
+  const auto wall_share = [](const report_row& r) -> std::optional<double> {
+    if (!r.wall || !r.wall_limit || *r.wall_limit == 0) return std::nullopt;
+    return *r.wall / static_cast<double>(*r.wall_limit) * 100;
+  };
+  const auto cpu = [](const report_row& r) { return r.cpu; };
+  const auto memory_share = [](const report_row& r) -> std::optional<double> {
+    if (!r.memory_peak || !r.memory_limit_mib || *r.memory_limit_mib == 0) return std::nullopt;
+    return static_cast<double>(*r.memory_peak) / (static_cast<double>(*r.memory_limit_mib) * 1048576.0) * 100;
+  };
+  const auto walls = bars_of(in.rows, wall_share, " % of its wall limit");
+  const auto cpus = bars_of(in.rows, cpu, " s of CPU");
+  const auto memory = bars_of(in.rows, memory_share, " % of its memory limit");
+  const std::string per =
+      in.rows.size() > report_chart_bars ? ", a bar per group of lines (its highest)" : ", a bar per submission";
+  std::string s = "<section class=\"charts\">";
+  s += bar_chart(cat({"wall time against its wall limit (%; the line is the limit)", per}), walls, top_of(walls, 100),
+                 "%", 100.0);
+  s += bar_chart(cat({"CPU time (s)", per}), cpus, top_of(cpus, 0.001), "s", std::nullopt);
+  s += bar_chart(cat({"peak memory against its memory limit (%; the line is the limit)", per}), memory,
+                 top_of(memory, 100), "%", 100.0);
+  s += histogram(in.rows);
+  return s.append("</section>");
+}
+
+}  // namespace plb::batch

@@ -1,0 +1,191 @@
+#include "runner/score/verify.hpp"
+
+#include <sys/stat.h>
+
+#include "support/dir_files.hpp"
+#include "runner/engine/docker_engine.hpp"
+#include "support/failure.hpp"
+#include "support/file_io.hpp"
+#include "support/one_line.hpp"
+#include "runner/score/output_files.hpp"
+#include "plb/sandbox/provenance_reader.hpp"
+#include "runner/host/preflight.hpp"
+#include "runner/container/run_directory.hpp"
+#include "runner/score/run_id.hpp"
+
+namespace plb::runner {
+namespace {
+
+using sandbox::verdict;
+
+struct checked {
+  sandbox::provenance_record record;
+  std::string model_path, data_path, original;
+  std::vector<verify_problem> problems;
+  void add(verify_mismatch m, std::string message) { problems.push_back({m, std::move(message)}); }
+};
+
+// The whole-file SHA-256 of `path` (what the run recorded for the script and the data), or "" and `why`.
+std::string digest_of_path(const std::string& path, std::string& why) {
+  const opened_file f = open_regular_file(path);
+  if (!f) {
+    why = describe(f);
+    return {};
+  }
+  std::string d = digest_of_fd(f.fd.get());
+  if (d.empty()) why = "cannot be read";
+  return d;
+}
+
+void check_file(checked& c, verify_mismatch m, const char* what, const std::string& path,
+                const sandbox::sha256_digest& recorded) {
+  std::string why;
+  const std::string d = digest_of_path(path, why);
+  if (d.empty()) return c.add(m, std::string(what) + " " + path + ": " + why);
+  if (d != recorded.hex())
+    c.add(m, std::string(what) + " " + path + " has SHA-256 " + d + ", the provenance records " + recorded.hex());
+}
+
+// The provenance, read strictly; a problem here ends verify before anything else is looked at.
+bool read_provenance(const verify_options& o, checked& c) {
+  const opened_file f = open_regular_file(o.provenance_path);
+  const auto refuse = [&](const std::string& why) {
+    c.add(verify_mismatch::provenance_refused, o.provenance_path + ": " + why);
+    return false;
+  };
+  if (!f) return refuse(describe(f));
+  const read_result text = read_up_to(f.fd.get(), sandbox::max_provenance_bytes);
+  if (!text) return refuse(text.error == read_error::too_large ? "larger than 1 MiB" : "cannot be read");
+  const auto p = sandbox::parse_provenance(text.data);
+  if (!p) {
+    std::string why(sandbox::message(p.error));
+    if (!p.field.empty()) why = p.field + ": " + why;
+    if (p.error == sandbox::provenance_error::not_json || p.error == sandbox::provenance_error::duplicate_key)
+      why += " (byte " + std::to_string(p.offset) + ")";
+    return refuse(why);
+  }
+  c.record = p.record;
+  if (c.record.outcome != verdict::success || !c.record.runtime_image) return refuse("not a scored run's provenance");
+  c.model_path = o.model_path.empty() ? c.record.model_path : o.model_path;
+  c.data_path = o.data_path.empty() ? c.record.data_path : o.data_path;
+  if (c.model_path.empty() || c.data_path.empty())
+    return refuse("records no model or data path (an older plb-sandbox): give --model and --data");
+  const std::string suffix = ".sandbox.json";
+  const std::string& pp = o.provenance_path;
+  if (pp.size() <= suffix.size() || pp.compare(pp.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return refuse("not named <predictions>.sandbox.json");
+  c.original = pp.substr(0, pp.size() - suffix.size());
+  return true;
+}
+
+// The image (present locally with the recorded ID) and the runtime (release and platform).
+void check_host(checked& c, const cancellation& cancel) {
+  const docker_engine engine;
+  const auto image = engine.inspect_image(*c.record.runtime_image);
+  if (!image) fail(verdict::host_refused, "the Docker daemon: " + image.error().message());
+  if (!*image) {
+    c.add(verify_mismatch::image_changed,
+          "image " + c.record.runtime_image->str() + " is not on this host (an image ID names its content)");
+    return;
+  }
+  const run_directory dir(new_run_id());
+  const host_facts host = preflight(engine, *c.record.runtime_image, c.record.limits, dir.docker_config_dir(), cancel);
+  if (host.runtime_release != c.record.runtime_release || host.runtime_platform != c.record.runtime_platform)
+    c.add(verify_mismatch::runtime_changed, "this host runs runsc " + host.runtime_release + " on " +
+                                                host.runtime_platform + ", the provenance records runsc " +
+                                                c.record.runtime_release + " on " + c.record.runtime_platform);
+}
+
+verify_outcome refused_outcome(std::vector<verify_problem> problems) {
+  verify_outcome out;
+  const auto& first = info(problems.front().mismatch);
+  out.result = std::string(first.name);
+  out.exit_code = first.exit_code;
+  out.message = problems.front().message;
+  out.problems = std::move(problems);
+  return out;
+}
+
+sandbox::scoring_request request_of(const checked& c, const std::string& output) {
+  sandbox::scoring_request r;
+  r.model_path = c.model_path;
+  r.model_sha256 = c.record.model_sha256.hex();
+  r.runtime_image = c.record.runtime_image->str();
+  r.data_path = c.data_path;
+  r.features = c.record.features;
+  r.id_column = c.record.id_column;
+  r.task = c.record.task;
+  r.output_path = output;
+  r.limits = c.record.limits;
+  return r;
+}
+
+// The re-run's predictions against the original's: by the recorded digest when the original file
+// is gone or changed, row by row when it is there.
+void compare(verify_outcome& out, const checked& c) {
+  std::string why;
+  const auto rerun = read_small_file(out.predictions_path, std::size_t{1} << 30);
+  const auto original = read_small_file(c.original, std::size_t{1} << 30);
+  if (!rerun) fail(verdict::internal_error, out.predictions_path + ": cannot read the re-run's predictions");
+  const bool same_digest = sandbox::sha256_of(*rerun).digest.hex() == c.record.predictions_sha256.hex();
+  if (original && sandbox::sha256_of(*original).digest.hex() == c.record.predictions_sha256.hex())
+    out.comparison = compare_predictions(*original, *rerun);
+  out.result = same_digest ? "reproduced" : "differs";
+  out.exit_code = same_digest ? 0 : verify_differs_exit_code;
+  if (same_digest) {
+    out.message = out.predictions_path + " is byte for byte the recorded predictions (SHA-256 " +
+                  c.record.predictions_sha256.hex() + ")";
+  } else if (out.comparison) {
+    out.message = std::to_string(out.comparison->differing_rows) + " of " + std::to_string(out.comparison->rows) +
+                  " rows differ from " + c.original;
+  } else {
+    out.message = "the predictions' SHA-256 differs from the recorded one (" + c.original +
+                  " is gone or changed, so rows are not compared)";
+  }
+}
+
+}  // namespace
+
+verify_outcome verify_run(const verify_options& o, const sandbox::scoring_options& scoring) {
+  const cancellation cancel(scoring.stop);
+  checked c;
+  if (!read_provenance(o, c)) return refused_outcome(std::move(c.problems));
+  check_file(c, verify_mismatch::model_changed, "model", c.model_path, c.record.model_sha256);
+  check_file(c, verify_mismatch::data_changed, "data", c.data_path, c.record.input_sha256);
+  check_host(c, cancel);
+  std::vector<verify_problem> blocking;
+  for (const auto& p : c.problems)
+    if (p.mismatch != verify_mismatch::runtime_changed || !o.allow_changed_runtime) blocking.push_back(p);
+  if (!blocking.empty()) {
+    verify_outcome out = refused_outcome(std::move(blocking));
+    out.problems = c.problems;
+    return out;
+  }
+  const std::string output = o.output.empty() ? fresh_verify_path(c.original) : o.output;
+  const sandbox::scoring_result r = sandbox::score(request_of(c, output), scoring);
+  if (r.stopped_by) throw interrupted{r.stopped_by};
+  verify_outcome out;
+  out.problems = c.problems;  // an allowed runtime change is still reported
+  if (!r) {
+    out.result = std::string(sandbox::name(r.outcome));
+    out.exit_code = r.exit_code;
+    out.message = "the re-run did not succeed: " + r.message;
+    return out;
+  }
+  out.predictions_path = r.predictions_path;
+  compare(out, c);
+  return out;
+}
+
+std::string fresh_verify_path(const std::string& original) {
+  const std::string base =
+      original.size() > 4 && original.ends_with(".csv") ? original.substr(0, original.size() - 4) : original;
+  for (int n = 1;; ++n) {
+    std::string candidate = base + ".verify-" + std::to_string(n) + ".csv";
+    struct stat st {};
+    if (::lstat(candidate.c_str(), &st) != 0 && ::lstat(provenance_path_for(candidate).c_str(), &st) != 0)
+      return candidate;
+  }
+}
+
+}  // namespace plb::runner

@@ -1,0 +1,97 @@
+// `plb-sandbox verify PROVENANCE`: re-runs one scored run from its `.sandbox.json`. The provenance
+// is read strictly (provenance_reader.hpp: a forged or edited one is refused, never trusted
+// further), then the model, the data and the image it names must still have the recorded digests
+// and the host's runsc the recorded release and platform. Each mismatch is named and has its own
+// exit code, and nothing runs; only a changed runtime can be allowed (--allow-changed-runtime):
+// a changed model, data or image would re-run something else. The re-run is sandbox::score() with
+// the recorded features, ID column, task type and every limit (exactly sandbox-score's path),
+// published at a fresh path; then both predictions files (local, so comparing them discloses
+// nothing) are compared: `reproduced` (identical bytes) or `differs` (how many rows, by how much).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/cancellation.hpp"
+#include "plb/sandbox/runner.hpp"
+
+namespace plb::runner {
+
+enum class verify_mismatch : std::uint8_t {
+  provenance_refused,  // unreadable, forged or not a success's provenance
+  model_changed,
+  data_changed,
+  image_changed,
+  runtime_changed,
+};
+
+struct verify_mismatch_info {
+  verify_mismatch mismatch;
+  int exit_code;
+  std::string_view name;
+};
+
+inline constexpr int verify_differs_exit_code = 13;
+inline constexpr std::array<verify_mismatch_info, 5> verify_mismatch_table{{
+    {verify_mismatch::provenance_refused, 14, "provenance_refused"},
+    {verify_mismatch::model_changed, 15, "model_changed"},
+    {verify_mismatch::data_changed, 16, "data_changed"},
+    {verify_mismatch::image_changed, 17, "image_changed"},
+    {verify_mismatch::runtime_changed, 18, "runtime_changed"},
+}};
+static_assert([] {
+  for (const auto& row : verify_mismatch_table)
+    for (const auto& v : sandbox::verdict_table)
+      if (row.exit_code == v.exit_code || row.exit_code == verify_differs_exit_code || row.exit_code == 12)
+        return false;
+  return true;
+}());
+
+constexpr const verify_mismatch_info& info(verify_mismatch m) noexcept {
+  return verify_mismatch_table[static_cast<std::size_t>(m)];
+}
+
+struct verify_options {
+  std::string provenance_path;
+  std::string output;                 // "" : a fresh `<name>.verify-N.csv` beside the original
+  std::string model_path, data_path;  // "" : the recorded paths
+  bool allow_changed_runtime = false;
+};
+
+struct verify_problem {
+  verify_mismatch mismatch;
+  std::string message;
+};
+
+struct predictions_comparison {
+  bool identical = false;
+  std::uint64_t rows = 0;            // of the re-run
+  std::uint64_t differing_rows = 0;  // a row missing on either side counts as differing
+  double max_abs_difference = 0;     // over the rows both have (inf when a value is not a number)
+};
+
+struct verify_outcome {
+  std::string result;  // "reproduced", "differs", a mismatch's name or a verdict's name
+  int exit_code = 0;
+  std::vector<verify_problem> problems;  // every mismatch found, the first decides the exit code
+  std::string message;                   // one line, the tool's words
+  std::string predictions_path;          // of the re-run, when it published
+  std::optional<predictions_comparison> comparison;
+};
+
+// Everything verify does; the caller prints. Throws interrupted on a stop request.
+verify_outcome verify_run(const verify_options& options, const sandbox::scoring_options& scoring);
+
+// Two predictions CSVs as render_predictions_csv writes them, row by row (the prediction is the
+// text after a row's last comma).
+predictions_comparison compare_predictions(std::string_view original, std::string_view rerun);
+
+// The first of `<base>.verify-1.csv`, `-2`, ... (base: `original` without ".csv") where neither the
+// file nor its provenance exists.
+std::string fresh_verify_path(const std::string& original);
+
+}  // namespace plb::runner
