@@ -9,6 +9,7 @@
 
 #include "batch_command.hpp"
 #include "batch_slurm.hpp"
+#include "batch_worker.hpp"
 #include "cli_signals.hpp"
 #include "failure.hpp"
 #include "one_line.hpp"
@@ -84,13 +85,14 @@ int report_outcome(const batch_config& config, const batch_outcome& result) {
 int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   const batch_config config = batch_config_from(flags);
   const batch_plan plan = plan_batch(config);
-  if (flags.index) {
+  if (flags.index || flags.worker) {
     // A task must run the line that was submitted: an index into an edited manifest could name
     // another submission.
     if (!flags.manifest_sha256.empty() && flags.manifest_sha256 != plan.manifest_sha256)
       fail(sandbox::verdict::input_refused,
            "--manifest " + config.manifest_path + ": changed since the job was submitted (SHA-256 " +
                plan.manifest_sha256 + ", submitted " + flags.manifest_sha256 + "); this line was not run");
+    if (flags.worker) return run_batch_worker(config, plan, flags.jobs ? flags.jobs : 1, stop);
     return run_batch_task(config, plan, *flags.index, stop);
   }
 
@@ -115,7 +117,8 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
     options.partition = flags.partition;
     options.account = flags.account;
     options.sbatch_options = flags.sbatch_options;
-    options.throttle = flags.jobs;
+    options.jobs = flags.jobs ? flags.jobs : 1;
+    options.workers = flags.workers;
     options.wait = !flags.no_wait;
     options.task_flags = task_flags_from(config);
     options.task_flags.insert(options.task_flags.end(), {"--manifest-sha256", plan.manifest_sha256});

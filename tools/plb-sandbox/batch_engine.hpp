@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "batch_output_dir.hpp"
 #include "batch_records.hpp"
 #include "batch_summary.hpp"
+#include "preflight.hpp"
 #include "score.hpp"
 
 namespace plb::tool {
@@ -42,8 +44,14 @@ batch_start start_batch(const batch_config& config, const batch_plan& plan, cons
 // Runs one line to its outcome and writes its signed record (not for a stopped run: nothing is
 // recorded, the line runs again next time). A success's record carries the digests of the CSV and
 // provenance as they are in `dir` once published.
+// `origin` names the node and worker, recorded with the outcome.
 line_outcome run_line(const batch_item& item, const run_hooks& hooks, const output_dir& dir,
-                      const std::string& data_sha256);
+                      const std::string& data_sha256, const worker_report& origin = {});
+
+// The host preflight for these lines, once per runtime image, then the sweep: what a local batch
+// and a Slurm worker do before their first run. Throws failure(host_refused).
+std::map<std::string, host_facts> preflight_once(const batch_plan& plan, const std::vector<std::size_t>& lines,
+                                                 const cancellation& cancel);
 
 // The local engine: preflight and sweep once, then `jobs` runs at a time.
 batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan, unsigned jobs,

@@ -31,13 +31,15 @@ batch_start start_batch(const batch_config& config, const batch_plan& plan, cons
 }
 
 line_outcome run_line(const batch_item& item, const run_hooks& hooks, const output_dir& dir,
-                      const std::string& data_sha256) {
+                      const std::string& data_sha256, const worker_report& origin) {
   // An earlier record of this line (resume verified it: a failure being retried, or a success
   // whose outputs were moved away) goes first: a stopped retry must not leave the old verdict
   // standing as if it were this run's.
   ::unlinkat(dir.fd.get(), record_name(item.id).c_str(), 0);
   const sandbox::scoring_result r = score_to_result(item.request, hooks);
   line_outcome o;
+  o.node = origin.node;
+  o.worker = origin.worker;
   if (r.stopped_by) {
     o.state = "interrupted";
     o.message = r.message;

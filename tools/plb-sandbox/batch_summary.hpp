@@ -18,6 +18,7 @@ namespace plb::tool {
 
 struct summary_header {
   std::string manifest, manifest_sha256, output_dir, engine;
+  std::vector<worker_report> workers = {};  // Slurm: what each worker said of itself (batch_claims.hpp)
 };
 
 // A state the summary may show (a verdict, or pending, running, interrupted, not_run), or "".
