@@ -6,6 +6,7 @@
 #include <future>
 
 #include "container_run.hpp"
+#include "cpu_allocator.hpp"
 #include "judge.hpp"
 #include "failure.hpp"
 #include "output_files.hpp"
@@ -40,9 +41,10 @@ std::string utc_now() {
 }  // namespace
 
 sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
-                                     const std::string& run_id) {
+                                     const std::string& run_id, const std::string& cpuset) {
   sandbox::sandbox_policy_builder builder;
   builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
+  if (!cpuset.empty()) builder.cpuset(cpuset);
   auto spec = builder.build();
   if (!spec) fail(verdict::internal_error, "sandbox policy: " + std::string(sandbox::message(spec.error)));
   return std::move(*spec.spec);
@@ -139,11 +141,11 @@ struct staged_inputs {
 };
 
 staged_inputs stage_inputs(const score_request& request, const run_directory& dir, const std::string& run_id,
-                           const cancellation& cancel) {
+                           const cancellation& cancel, const std::string& cpuset) {
   prepared_inputs in = prepare_inputs(request, &cancel);
   cancel.check();
   // The spec is built first, so the snapshot belongs to exactly the user the sandbox runs as.
-  auto spec = build_policy(request, dir.path() + "/" + snapshot_file_name, run_id);
+  auto spec = build_policy(request, dir.path() + "/" + snapshot_file_name, run_id, cpuset);
   auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
   cancel.check();
   return {std::move(in), std::move(spec), std::move(snapshot)};
@@ -190,9 +192,10 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   // (should the run end before its client starts, it is released without a word to the daemon).
   container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id,
                           std::chrono::seconds(request.limits.wall_seconds));
-  // The inputs need no host: with a preflight to wait for, they are staged alongside it.
+  // CPUs no other run here holds (it waits for them); the inputs are staged alongside the preflight.
+  const cpu_lease cpus = host_cpu_allocator().acquire(request.limits.cpu_millicores, cancel);
   auto staging = std::async(hooks.host ? std::launch::deferred : std::launch::async,
-                            [&] { return stage_inputs(request, dir, run_id, cancel); });
+                            [&] { return stage_inputs(request, dir, run_id, cancel, cpus.list()); });
   labelled_list listed;
   const host_facts host =
       hooks.host ? *hooks.host
@@ -227,6 +230,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
   sandbox::provenance_record rec = provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage);
   rec.started_at = started_at;
+  rec.cpuset = staged.spec.cpuset();
   cancel.check();
   publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
   if (cancel.signal()) {  // arrived while publishing: nothing stays published

@@ -58,6 +58,6 @@ sandbox::scoring_result score_to_result(const sandbox::scoring_request& request,
 
 // The policy a run of `request` gets, with its snapshot at `script_path`. Throws failure(internal_error).
 sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
-                                     const std::string& run_id);
+                                     const std::string& run_id, const std::string& cpuset = {});
 
 }  // namespace plb::tool
