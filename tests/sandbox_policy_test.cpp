@@ -112,7 +112,8 @@ TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
 
 TEST(ContainerSpec, CpusetIsRenderedOnlyWhenGiven) {
   const auto plain = base().build().spec->docker_run_arguments();
-  EXPECT_EQ(std::count_if(plain.begin(), plain.end(), [](const std::string& a) { return a.starts_with("--cpuset"); }), 0);
+  EXPECT_EQ(std::count_if(plain.begin(), plain.end(), [](const std::string& a) { return a.starts_with("--cpuset"); }),
+            0);
   for (const char* list : {"0", "1-3", "0,2-3,7", "4095"}) {
     const auto argv = base().cpuset(list).build().spec->docker_run_arguments();
     const auto at = std::find(argv.begin(), argv.end(), "--cpuset-cpus=" + std::string(list));

@@ -164,8 +164,13 @@ TEST_F(BatchTrust, AJunkFileOrSymlinkFailsItsOwnLineOnly) {
 TEST_F(BatchTrust, ForgedSummaryFieldsCannotAddARowAControlByteOrAFormula) {
   const batch_plan p = plan(line("a") + line("b") + line("c"));
   std::vector<line_outcome> outcomes(3);
-  outcomes[0] = {"script_failed", 8, "=cmd|' /C calc'!A0", sandbox::sandbox_usage{-1, NAN, 0, 0, 0},
-                 std::string(64, 'a') + "\nz,9,success,0,forged,,,,", "=n1\nrow", "-1,2"};
+  outcomes[0] = {"script_failed",
+                 8,
+                 "=cmd|' /C calc'!A0",
+                 sandbox::sandbox_usage{-1, NAN, 0, 0, 0},
+                 std::string(64, 'a') + "\nz,9,success,0,forged,,,,",
+                 "=n1\nrow",
+                 "-1,2"};
   outcomes[1] = {"success\nx", -5, "\x1b]0;owned\x07 +1 \r\nrow", std::nullopt, "@SUM(A1)"};
   outcomes[2] = {"success", 0, "-2+3", sandbox::sandbox_usage{1.25, 0.5, 7, 0, 0}, std::string(64, 'F')};
   const std::string csv = render_summary_csv(p.items, outcomes);

@@ -69,7 +69,10 @@ TEST_F(CpuAllocator, FractionsShareACpuOnlyWithEachOther) {
 
 TEST_F(CpuAllocator, ALeaseFreesItsCpusWhenItEnds) {
   const auto a = allocator({0});
-  { const cpu_lease held = a.try_acquire(1000); EXPECT_EQ(a.try_acquire(100).list(), ""); }
+  {
+    const cpu_lease held = a.try_acquire(1000);
+    EXPECT_EQ(a.try_acquire(100).list(), "");
+  }
   EXPECT_EQ(a.try_acquire(1000).list(), "0");
 }
 
@@ -112,9 +115,7 @@ TEST_F(CpuAllocator, ARunWaitsForAFreeCpuAndAStopEndsTheWait) {
   EXPECT_THROW(a.acquire(1000, cancellation(&stop)), interrupted);
 }
 
-TEST_F(CpuAllocator, MoreThanThereIsGetsEveryCpu) {
-  EXPECT_EQ(allocator({0, 1}).try_acquire(4000).list(), "0-1");
-}
+TEST_F(CpuAllocator, MoreThanThereIsGetsEveryCpu) { EXPECT_EQ(allocator({0, 1}).try_acquire(4000).list(), "0-1"); }
 
 }  // namespace
 }  // namespace plb::tool

@@ -71,7 +71,7 @@ struct line_outcome {
   int exit_code = -1;
   std::string message;
   std::optional<sandbox::sandbox_usage> usage;
-  std::string predictions_sha256;  // of a success
+  std::string predictions_sha256;      // of a success
   std::string node = {}, worker = {};  // where it ran (a Slurm node and "<job>_<task>", or the host and "local")
 };
 

@@ -35,10 +35,9 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
   c.add_option("--id-column", f.id_column, "default for lines without id_column");
   f.seconds_option = c.add_option("--seconds", f.seconds, "default wall-time limit for lines without seconds");
   f.memory_option = c.add_option("--memory-mb", f.memory_mb, "default memory limit for lines without memory_mb");
-  f.jobs_option =
-      c.add_option("--jobs", f.jobs,
-                   "runs at once (local: default CPUs / per-run CPU limit; slurm: per worker, default 1)")
-          ->check(CLI::Range(1u, 1024u));
+  f.jobs_option = c.add_option("--jobs", f.jobs,
+                               "runs at once (local: default CPUs / per-run CPU limit; slurm: per worker, default 1)")
+                      ->check(CLI::Range(1u, 1024u));
   c.add_option("--engine", f.engine, "local (default) or slurm")->check(CLI::IsMember({"local", "slurm"}));
   f.retry_option =
       c.add_option("--retry-failed", f.retry,

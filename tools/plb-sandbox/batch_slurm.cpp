@@ -139,8 +139,8 @@ std::string array_ranges(const std::vector<std::size_t>& indexes) {
   return out;
 }
 
-std::vector<std::string> slurm_resources(const batch_plan& plan, const std::vector<std::size_t>& lines,
-                                         unsigned jobs, unsigned workers) {
+std::vector<std::string> slurm_resources(const batch_plan& plan, const std::vector<std::size_t>& lines, unsigned jobs,
+                                         unsigned workers) {
   std::uint64_t millicores = 0, memory = 0, longest = 0, total = 0;
   for (const std::size_t i : lines) {
     const auto& l = plan.items[i].request.limits;

@@ -98,7 +98,8 @@ std::string summary_text(const std::string& message) {
 }
 
 std::string render_summary_csv(const std::vector<batch_item>& items, const std::vector<line_outcome>& outcomes) {
-  std::string out = "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,predictions_sha256\n";
+  std::string out =
+      "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,predictions_sha256\n";
   for (std::size_t i = 0; i < items.size(); ++i) {
     const summary_row r = row_of(outcomes[i]);
     out += items[i].id + "," + std::to_string(items[i].line) + "," + std::string(r.state) + ",";

@@ -43,8 +43,8 @@ std::size_t gather_records(const batch_plan& plan, const output_dir& dir, batch_
   return still_open;
 }
 
-void finish_open_lines(const std::string& job, const output_dir& dir, const claim_dir& claims,
-                       const batch_plan& plan, batch_start& start, const std::vector<bool>& open, int stopped_by) {
+void finish_open_lines(const std::string& job, const output_dir& dir, const claim_dir& claims, const batch_plan& plan,
+                       batch_start& start, const std::vector<bool>& open, int stopped_by) {
   const std::vector<worker_report> workers = claims.reports();
   for (const std::size_t i : start.to_run) {
     if (!open[i]) continue;
@@ -65,8 +65,8 @@ void finish_open_lines(const std::string& job, const output_dir& dir, const clai
 }  // namespace
 
 queue_state query_queue(const std::string& job) {
-  const auto out = run_command(squeue_path, {"--noheader", "--array", "--jobs=" + job, "--format=%i %T"},
-                               std::chrono::seconds(30));
+  const auto out =
+      run_command(squeue_path, {"--noheader", "--array", "--jobs=" + job, "--format=%i %T"}, std::chrono::seconds(30));
   queue_state q;
   if (out.exit_code != 0) {
     // A job that left the controller's memory is "Invalid job id": it is no longer queued.

@@ -15,9 +15,9 @@ inline constexpr const char* squeue_path = "/usr/bin/squeue";
 inline constexpr const char* scancel_path = "/usr/bin/scancel";
 
 struct queue_state {
-  bool queued = false;           // some task of the job is still pending or running
-  std::size_t running = 0;       // tasks running now
-  std::set<std::string> alive;   // "<job>_<task>" of every task still pending or running
+  bool queued = false;          // some task of the job is still pending or running
+  std::size_t running = 0;      // tasks running now
+  std::set<std::string> alive;  // "<job>_<task>" of every task still pending or running
 };
 
 // squeue's view of the job; a job Slurm no longer knows is not queued. Throws failure(host_refused)

@@ -24,7 +24,8 @@ unsigned worker_count(unsigned requested, std::size_t lines, unsigned jobs, unsi
                       std::size_t max_array_size, std::size_t cluster_cpus) {
   jobs = std::max(1u, jobs);
   std::size_t w = requested ? requested : (lines + jobs - 1) / jobs;
-  if (!requested && cluster_cpus) w = std::min(w, std::max<std::size_t>(1, cluster_cpus / std::max(1u, cpus_per_worker)));
+  if (!requested && cluster_cpus)
+    w = std::min(w, std::max<std::size_t>(1, cluster_cpus / std::max(1u, cpus_per_worker)));
   w = std::min(w, std::max<std::size_t>(lines, 1));
   if (max_array_size) w = std::min(w, max_array_size);
   return static_cast<unsigned>(std::max<std::size_t>(w, 1));
@@ -64,7 +65,8 @@ std::size_t slurm_partition_cpus(const std::string& partition) {
 
 bool claim_expired(const claim_info& claim, const batch_item& item, std::int64_t when) {
   const auto wall = static_cast<std::int64_t>(item.request.limits.wall_seconds);
-  return when >= claim.claimed_at + wall + static_cast<std::int64_t>(sandbox::policy_constants::deadline_grace_seconds) +
+  return when >= claim.claimed_at + wall +
+                     static_cast<std::int64_t>(sandbox::policy_constants::deadline_grace_seconds) +
                      claim_start_allowance_seconds;
 }
 
@@ -104,7 +106,8 @@ line_outcome unrun_line(const std::string& job, const std::vector<worker_report>
   o.state = "not_run";
   o.message = "Slurm job " + job;
   o.message += " ended without a verdict for this line";
-  if (claim) o.message.append(" (worker ").append(claim->worker).append(" on node ").append(claim->node).append(" held it)");
+  if (claim)
+    o.message.append(" (worker ").append(claim->worker).append(" on node ").append(claim->node).append(" held it)");
   o.message.append("; see slurm/").append(job).append("_*.log");
   return o;
 }
