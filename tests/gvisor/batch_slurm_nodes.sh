@@ -36,6 +36,10 @@ spread)
   [ "$(grep -c ',success,' "$work/slurm/batch-summary.csv")" = 40 ] || fail "not 40 successes"
   [ "$(nodes_used "$work/slurm")" = "n1 n2 " ] || fail "the lines ran on: $(nodes_used "$work/slurm")"
   jq -e '[.rows[].worker] | all(test("^[0-9]+_[0-9]+$"))' "$work/slurm/batch-summary.json" > /dev/null || fail "workers"
+  for f in "$work"/slurm/s*.csv.sandbox.json; do  # each provenance: the node, the worker, the CPUs
+    jq -e '(.ran_on.node | test("^n[12]$")) and (.ran_on.worker | test("^[0-9]+_[0-9]+$")) and (.cpuset | type == "string")' \
+      "$f" > /dev/null || fail "$f: $(jq -c '[.ran_on, .cpuset]' "$f")"
+  done
   queue_empty
   no_containers_left
   echo "PASS: 40 lines spread over n1 and n2 with the local engine's verdicts and predictions digests" ;;
@@ -102,6 +106,25 @@ node_killed)
   queue_empty
   no_containers_left
   echo "PASS: n2 lost mid-batch; n1 finished every line, none lost or duplicated, no sandbox left" ;;
+submitter_killed)
+  # The submitter SIGKILLed while its workers run: the same command again waits on the same job
+  # (it submits no other) and writes every line's verdict.
+  slow_manifest 2
+  out=$work/out
+  "$tool" batch --engine slurm --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 300); do [ -n "$(ls "$out/slurm/claims" 2>/dev/null)" ] && break; sleep 0.1; done
+  kill -KILL $pid
+  wait $pid 2>/dev/null || true
+  job=$(cat "$out/slurm/job-id")
+  rc=0; "$tool" batch --engine slurm --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" \
+    > /dev/null 2> "$work/err" || rc=$?
+  [ $rc = 0 ] || fail "exit $rc: $(tail -3 "$work/err")"
+  [ "$(cat "$out/slurm/job-id")" = "$job" ] && ! grep -q 'submitted Slurm job' "$work/err" || fail "a second job was submitted"
+  expect_verdicts "$out" "slow-1,success slow-2,success slow-3,success slow-4,success"
+  queue_empty
+  no_containers_left
+  echo "PASS: a killed submitter's batch is finished by the same command, on the same job" ;;
 max_array)
   # MaxArraySize is 4: 10 lines and --workers 9 still run, as 4 workers.
   small_manifest 10

@@ -36,7 +36,10 @@ line_outcome run_line(const batch_item& item, const run_hooks& hooks, const outp
   // whose outputs were moved away) goes first: a stopped retry must not leave the old verdict
   // standing as if it were this run's.
   ::unlinkat(dir.fd.get(), record_name(item.id).c_str(), 0);
-  const sandbox::scoring_result r = score_to_result(item.request, hooks);
+  run_hooks with_origin = hooks;  // the provenance names the node and worker too
+  with_origin.node = origin.node;
+  with_origin.worker = origin.worker;
+  const sandbox::scoring_result r = score_to_result(item.request, with_origin);
   line_outcome o;
   o.node = origin.node;
   o.worker = origin.worker;

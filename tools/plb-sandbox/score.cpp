@@ -78,7 +78,8 @@ std::vector<double> parse_stdout(const std::string& stdout_bytes, const score_re
 
 sandbox::provenance_record provenance_of(const score_request& request, const host_facts& host,
                                          const prepared_inputs& in, const sandbox::sha256_digest& model,
-                                         const std::string& csv_text, const sandbox::sandbox_usage& usage) {
+                                         const std::string& csv_text, const sandbox::sandbox_usage& usage,
+                                         const std::string& cpuset, const run_hooks& hooks) {
   sandbox::provenance_record rec;
   rec.tool_version = PLB_SANDBOX_VERSION;
   rec.model_sha256 = model;
@@ -96,6 +97,9 @@ sandbox::provenance_record provenance_of(const score_request& request, const hos
   rec.predictions_sha256 = sandbox::sha256_of(csv_text).digest;
   rec.usage = usage;
   rec.outcome = verdict::success;
+  rec.cpuset = cpuset;  // where it ran: its CPUs, and a batch line's node and worker
+  rec.node = hooks.node;
+  rec.worker = hooks.worker;
   return rec;
 }
 
@@ -228,9 +232,9 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
 
   const std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows());
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
-  sandbox::provenance_record rec = provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage);
+  sandbox::provenance_record rec =
+      provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage, staged.spec.cpuset(), hooks);
   rec.started_at = started_at;
-  rec.cpuset = staged.spec.cpuset();
   cancel.check();
   publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
   if (cancel.signal()) {  // arrived while publishing: nothing stays published

@@ -46,6 +46,9 @@ struct run_hooks {
   // A batch's preflight, made once for many runs: with it, the run neither repeats the preflight
   // nor sweeps (the batch swept before its first run). Null: the run does both itself.
   const host_facts* host = nullptr;
+  // Where the run happens, for its provenance ("ran_on"): a batch line's node and worker; empty
+  // for sandbox-score, whose provenance then has no such field.
+  std::string node = {}, worker = {};
 };
 
 // Throws failure with the verdict of any unsuccessful run, after removing its container, and

@@ -39,6 +39,7 @@ struct provenance_record {
   std::string runtime_release;            // gVisor's release date, "20240729"
   std::string runtime_platform;           // gVisor's platform as the daemon runs it, "systrap"
   std::string cpuset;                     // the host CPUs the run was pinned to ("0-1"), "" if none
+  std::string node, worker;               // a batch line's Slurm node and worker ("" outside a batch)
   SandboxLimits limits;
   task_type task = task_type::regression;
   std::vector<std::string> features;
@@ -90,6 +91,7 @@ inline boost::json::object to_json(const provenance_record& p) {
   o["started_at"] = p.started_at;
   o["usage"] = to_json(p.usage);
   o["verdict"] = name(p.outcome);
+  if (!p.node.empty() || !p.worker.empty()) o["ran_on"] = {{"node", p.node}, {"worker", p.worker}};
   return o;
 }
 
