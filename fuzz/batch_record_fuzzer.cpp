@@ -67,7 +67,7 @@ void check_summary_row(const pt::line_outcome& o) {
                is_number(cell));
   FUZZ_CHECK(cells[2].empty() || !pt::summary_state(std::string(cells[2])).empty());
   FUZZ_CHECK(cells[8].empty() || is_digest(cells[8]));
-  (void)pt::render_summary_json({"m", "s", "/out", "local", {}, {}, {}}, items, {o});
+  (void)pt::render_summary_json({"m", "s", "/out", "local", {}, {}, {}, {}}, items, {o});
 }
 
 void check_record(std::string_view text, bool sealed_here) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,13 +51,21 @@ batch_start start_batch(const batch_config& config, const batch_plan& plan, cons
 // Runs one line to its outcome and writes its signed record (not for a stopped run: nothing is
 // recorded, the line runs again next time). A success's record carries the digests of the CSV and
 // provenance as they are in `dir` once published.
+// `origin` names the node and worker, recorded with the outcome.
 line_outcome run_line(const batch_item& item, const run_hooks& hooks, const output_dir& dir,
-                      const std::string& data_sha256);
+                      const std::string& data_sha256, const worker_report& origin = {});
+
+// The host preflight for these lines, once per runtime image, then the sweep: what a local batch
+// and a queued backend's worker do before their first run (batch_preflight.cpp). Throws
+// failure(host_refused).
+std::map<std::string, host_facts> preflight_once(const batch_plan& plan, const std::vector<std::size_t>& lines,
+                                                 const cancellation& cancel);
 
 // What the command line gives whichever backend it picked.
 struct backend_options {
-  unsigned jobs = 0;  // runs at once (a queued backend: tasks at once); 0 the backend's default
-  bool wait = true;   // false: submit and return (queued backends only)
+  unsigned jobs = 0;     // runs at once (a queued backend: per worker); 0 the backend's default
+  unsigned workers = 0;  // a queued backend's workers; 0: what the lines and `jobs` need
+  bool wait = true;      // false: submit and return (queued backends only)
   // A queued backend's own placement, passed through as given.
   std::string partition, account;
   std::vector<std::string> scheduler_options;

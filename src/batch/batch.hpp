@@ -71,8 +71,13 @@ struct line_outcome {
   int exit_code = -1;
   std::string message;
   std::optional<sandbox::sandbox_usage> usage;
-  std::string predictions_sha256;  // of a success
-  std::string node;                // the host that ran it (batch_node.hpp), "" if none did
+  std::string predictions_sha256;      // of a success
+  std::string node = {}, worker = {};  // where it ran (a Slurm node and "<job>_<task>", or the host and "local")
+};
+
+// A Slurm worker's own account of itself (batch_claims.hpp), for the summary.
+struct worker_report {
+  std::string worker, node, state, message;  // state: running, refused (its preflight failed), done
 };
 
 // True when `state` is a verdict (the line ran to its end).

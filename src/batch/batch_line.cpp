@@ -32,13 +32,18 @@ batch_start start_batch(const batch_config& config, const batch_plan& plan, cons
 }
 
 line_outcome run_line(const batch_item& item, const run_hooks& hooks, const output_dir& dir,
-                      const std::string& data_sha256) {
+                      const std::string& data_sha256, const worker_report& origin) {
   // An earlier record of this line (resume verified it: a failure being retried, or a success
   // whose outputs were moved away) goes first: a stopped retry must not leave the old verdict
   // standing as if it were this run's.
   ::unlinkat(dir.fd.get(), record_name(item.id).c_str(), 0);
-  const sandbox::scoring_result r = score_to_result(item.request, hooks);
+  run_hooks with_origin = hooks;  // the provenance names the node and worker too
+  with_origin.node = origin.node;
+  with_origin.worker = origin.worker;
+  const sandbox::scoring_result r = score_to_result(item.request, with_origin);
   line_outcome o;
+  o.node = origin.node;
+  o.worker = origin.worker;
   if (r.stopped_by) {
     o.state = "interrupted";
     o.message = r.message;

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "support/dir_files.hpp"
+#include "batch/batch_claims.hpp"
 #include "plb/sandbox/image_id.hpp"
 #include "plb/sandbox/provenance.hpp"
 
@@ -42,6 +43,15 @@ std::optional<std::string> digest_field(const json::object& o, const char* key) 
   return std::nullopt;
 }
 
+// An optional node or worker name: absent, or a name batch_claims.hpp's is_safe_name accepts.
+bool origin_field(const json::object& o, const char* key, std::string& out) {
+  const auto* v = o.if_contains(key);
+  if (!v) return true;
+  if (!v->is_string() || !is_safe_name(v->get_string())) return false;
+  out = std::string(v->get_string());
+  return true;
+}
+
 // The record's fields once its MAC verified; false if any is not one this tool writes.
 bool read_fields(const json::object& o, stored_record& s) {
   const auto* verdict = o.if_contains("verdict");
@@ -64,11 +74,9 @@ bool read_fields(const json::object& o, stored_record& s) {
   s.outcome.exit_code = static_cast<int>(code->get_int64());
   s.outcome.message = std::string(message->get_string());
   s.outcome.predictions_sha256 = *predictions;
-  if (const auto* node = o.if_contains("node"); node && node->is_string() && is_printable_line(node->get_string()))
-    s.outcome.node = std::string(node->get_string());
   s.provenance_sha256 = *provenance;
   s.fingerprint = request->get_object();
-  return true;
+  return origin_field(o, "node", s.outcome.node) && origin_field(o, "worker", s.outcome.worker);
 }
 
 record_read refused(std::string why) { return {record_state::refused, std::move(why), {}}; }
@@ -152,9 +160,11 @@ std::string render_record(const batch_item& item, const line_outcome& o, const j
                             {"usage", o.usage ? json::value(sandbox::to_json(*o.usage)) : json::value(nullptr)},
                             {"predictions_sha256", nullable(o.predictions_sha256)},
                             {"provenance_sha256", nullable(provenance_sha256)},
-                            {"request", fingerprint},
-                            {"node", nullable(o.node)}};
-  std::string text = json::serialize(record);
+                            {"request", fingerprint}};
+  json::object with_origin = record;
+  if (!o.node.empty()) with_origin["node"] = o.node;  // where it ran: a Slurm node and worker, or the host
+  if (!o.worker.empty()) with_origin["worker"] = o.worker;
+  std::string text = json::serialize(with_origin);
   text.pop_back();  // the closing brace: the MAC is the last field
   return seal_record(std::move(text), key);
 }

@@ -8,6 +8,7 @@
 #include "support/dir_files.hpp"
 #include "support/one_line.hpp"
 #include "runner/for_batch.hpp"
+#include "batch/batch_claims.hpp"
 
 namespace plb::batch {
 namespace {
@@ -23,6 +24,7 @@ struct summary_row {
   std::optional<double> wall, cpu;
   std::optional<std::uint64_t> memory_peak;
   std::string predictions_sha256;
+  std::string node, worker;
 };
 
 // A figure the summary shows: finite and non-negative (-0 as 0), else none.
@@ -46,6 +48,8 @@ summary_row row_of(const line_outcome& o) {
     r.memory_peak = o.usage->memory_peak_bytes;
   }
   r.predictions_sha256 = digest_or_empty(o.predictions_sha256);
+  r.node = is_safe_name(o.node) ? o.node : std::string();
+  r.worker = is_safe_name(o.worker) ? o.worker : std::string();
   return r;
 }
 
@@ -62,6 +66,18 @@ json::value nullable(const std::string& s) { return s.empty() ? json::value(null
 
 json::value rounded(std::optional<double> seconds) {
   return seconds ? json::value(std::round(*seconds * 1000) / 1000) : json::value(nullptr);
+}
+
+// The workers' own reports, each field checked again (names safe, the message one printable line).
+json::array workers_json(const std::vector<worker_report>& workers) {
+  json::array out;
+  for (const auto& w : workers)
+    if (is_safe_name(w.worker) && is_safe_name(w.node))
+      out.push_back(json::object{{"worker", w.worker},
+                                 {"node", w.node},
+                                 {"state", summary_text(w.state)},
+                                 {"message", summary_text(w.message)}});
+  return out;
 }
 
 }  // namespace
@@ -84,7 +100,8 @@ std::string summary_text(const std::string& message) {
 }
 
 std::string render_summary_csv(const std::vector<batch_item>& items, const std::vector<line_outcome>& outcomes) {
-  std::string out = "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,predictions_sha256\n";
+  std::string out =
+      "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,predictions_sha256\n";
   for (std::size_t i = 0; i < items.size(); ++i) {
     const summary_row r = row_of(outcomes[i]);
     out += items[i].id + "," + std::to_string(items[i].line) + "," + std::string(r.state) + ",";
@@ -98,6 +115,10 @@ std::string render_summary_csv(const std::vector<batch_item>& items, const std::
     out += number_text(r.cpu);
     out += ',';
     out += r.memory_peak ? std::to_string(*r.memory_peak) : std::string();
+    out += ',';
+    out += r.node;
+    out += ',';
+    out += r.worker;
     out += ',';
     out += r.predictions_sha256;
     out += '\n';
@@ -127,11 +148,12 @@ std::string render_summary_json(const summary_header& h, const std::vector<batch
                      {"wall_seconds", rounded(r.wall)},
                      {"cpu_seconds", rounded(r.cpu)},
                      {"memory_peak_bytes", r.memory_peak ? json::value(*r.memory_peak) : json::value(nullptr)},
+                     {"node", nullable(r.node)},
+                     {"worker", nullable(r.worker)},
                      {"predictions_sha256", nullable(r.predictions_sha256)},
                      {"wall_limit_seconds", items[i].request.limits.wall_seconds},
                      {"memory_limit_mib", items[i].request.limits.memory_mib},
-                     {"runtime_image", items[i].request.runtime_image},
-                     {"node", nullable(outcomes[i].node)}});
+                     {"runtime_image", items[i].request.runtime_image}});
   }
   json::object counts;
   for (const auto& [state, n] : count_states(outcomes)) counts[state] = n;
@@ -147,6 +169,7 @@ std::string render_summary_json(const summary_header& h, const std::vector<batch
                          {"lines", items.size()},
                          {"complete", complete},
                          {"counts", std::move(counts)},
+                         {"workers", workers_json(h.workers)},
                          {"rows", std::move(rows)}};
   return json::serialize(doc) + "\n";
 }

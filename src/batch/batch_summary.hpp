@@ -19,8 +19,9 @@ namespace plb::batch {
 
 struct summary_header {
   std::string manifest, manifest_sha256, output_dir, engine;
-  std::string started_at, finished_at;  // UTC, ISO 8601; finished_at "" until the batch ends
-  std::optional<double> wall_seconds;   // the batch's, once it ended
+  std::string started_at, finished_at;      // UTC, ISO 8601; finished_at "" until the batch ends
+  std::optional<double> wall_seconds;       // the batch's, once it ended
+  std::vector<worker_report> workers = {};  // Slurm: what each worker said of itself (batch_claims.hpp)
 };
 
 // A state the summary may show (a verdict, or pending, running, interrupted, not_run), or "".

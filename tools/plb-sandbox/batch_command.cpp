@@ -10,6 +10,8 @@
 #include "batch_command.hpp"
 #include "batch/backend.hpp"
 #include "batch/batch_task.hpp"
+#include "batch/batch_worker.hpp"
+#include "batch/batch_worker.hpp"
 #include "cli_signals.hpp"
 #include "support/failure.hpp"
 #include "support/one_line.hpp"
@@ -78,13 +80,14 @@ int report_outcome(const batch_config& config, const batch_outcome& result) {
 int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   const batch_config config = batch_config_from(flags);
   const batch_plan plan = plan_batch(config);
-  if (flags.index) {
+  if (flags.index || flags.worker) {
     // A task must run the line that was submitted: an index into an edited manifest could name
     // another submission.
     if (!flags.manifest_sha256.empty() && flags.manifest_sha256 != plan.manifest_sha256)
       fail(sandbox::verdict::input_refused,
            "--manifest " + config.manifest_path + ": changed since the job was submitted (SHA-256 " +
                plan.manifest_sha256 + ", submitted " + flags.manifest_sha256 + "); this line was not run");
+    if (flags.worker) return batch::run_batch_worker(config, plan, flags.jobs ? flags.jobs : 1, stop);
     return batch::run_batch_task(config, plan, *flags.index, stop);
   }
 
@@ -107,6 +110,7 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   if (!backend) fail(sandbox::verdict::usage_error, "--engine " + flags.engine + ": no such backend");
   batch::backend_options options;
   options.jobs = flags.jobs;
+  options.workers = flags.workers;
   options.wait = !flags.no_wait;
   options.partition = flags.partition;
   options.account = flags.account;

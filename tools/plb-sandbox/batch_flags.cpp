@@ -44,10 +44,9 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
   c.add_option("--id-column", f.id_column, "default for lines without id_column");
   f.seconds_option = c.add_option("--seconds", f.seconds, "default wall-time limit for lines without seconds");
   f.memory_option = c.add_option("--memory-mb", f.memory_mb, "default memory limit for lines without memory_mb");
-  f.jobs_option =
-      c.add_option("--jobs", f.jobs,
-                   "runs at once (local: default CPUs / per-run CPU limit; slurm: the array's %J, default all)")
-          ->check(CLI::Range(1u, 1024u));
+  f.jobs_option = c.add_option("--jobs", f.jobs,
+                               "runs at once (local: default CPUs / per-run CPU limit; slurm: per worker, default 1)")
+                      ->check(CLI::Range(1u, 1024u));
   std::vector<std::string> names;
   for (const batch::backend* b : batch::backends()) names.emplace_back(b->name());
   c.add_option("--engine", f.engine, "where the lines run: " + join(names, ", ") + " (the first is the default)")
@@ -66,6 +65,12 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
   c.add_flag("--no-wait", f.no_wait, "slurm: submit the job array and return; --collect writes the summary later");
   c.add_flag("--collect", f.collect,
              "slurm: wait for an earlier submission to this --output-dir and write its summary");
+  c.add_option("--workers", f.workers,
+               "slurm: worker tasks to submit (default: what the lines and --jobs need, within MaxArraySize and "
+               "the partition's CPUs)")
+      ->check(CLI::Range(1u, 100000u));
+  c.add_flag("--worker", f.worker,
+             "pull lines from --output-dir's claims until none is left; what each Slurm worker task runs");
   c.add_option("--index", f.index, "run exactly this manifest line (0-based) here; what each Slurm task runs");
   c.add_option("--manifest-sha256", f.manifest_sha256,
                "with --index: refuse to run unless the manifest is still the one submitted (the job script passes it)");
@@ -99,7 +104,11 @@ batch_config batch_config_from(const batch_flags& f) {
              f.engine + " runs the lines itself");
   if (f.index && (queued || f.collect))
     fail(verdict::usage_error, "--index runs one line here: it is what a Slurm task runs, not a way to submit");
-  if (!f.manifest_sha256.empty() && !f.index) fail(verdict::usage_error, "--manifest-sha256 goes with --index");
+  if (f.worker && (queued || f.collect || f.index))
+    fail(verdict::usage_error, "--worker is what a Slurm worker task runs, not a way to submit (nor with --index)");
+  if (f.workers && !queued) fail(verdict::usage_error, "--workers needs a queued --engine (slurm)");
+  if (!f.manifest_sha256.empty() && !f.index && !f.worker)
+    fail(verdict::usage_error, "--manifest-sha256 goes with --index or --worker");
   return c;
 }
 

@@ -32,7 +32,8 @@ struct batch_flags {
   std::string runtime_image, data, task_type, id_column, seconds, memory_mb;
   std::vector<std::string> features;
   unsigned jobs = 0;
-  bool verbose = false, no_wait = false, collect = false;
+  bool verbose = false, no_wait = false, collect = false, worker = false;
+  unsigned workers = 0;  // slurm: W worker tasks (0: what the lines and --jobs need, within MaxArraySize)
   std::optional<std::size_t> index;
   std::string manifest_sha256;  // with --index: the manifest as it was submitted
   std::string partition, account;

@@ -38,6 +38,8 @@ struct provenance_record {
   std::string runtime_version;            // as the runtime binary reports it
   std::string runtime_release;            // gVisor's release date, "20240729"
   std::string runtime_platform;           // gVisor's platform as the daemon runs it, "systrap"
+  std::string cpuset;                     // the host CPUs the run was pinned to ("0-1"), "" if none
+  std::string node, worker;               // a batch line's Slurm node and worker ("" outside a batch)
   SandboxLimits limits;
   task_type task = task_type::regression;
   std::vector<std::string> features;
@@ -81,6 +83,7 @@ inline boost::json::object to_json(const provenance_record& p) {
                   {"release", p.runtime_release},
                   {"platform", p.runtime_platform}};
   o["limits"] = std::move(limits);
+  o["cpuset"] = p.cpuset.empty() ? boost::json::value(nullptr) : boost::json::value(p.cpuset);
   o["task_type"] = name(p.task);
   o["features"] = std::move(features);
   o["id_column"] = p.id_column.empty() ? boost::json::value(nullptr) : boost::json::value(p.id_column);
@@ -92,6 +95,7 @@ inline boost::json::object to_json(const provenance_record& p) {
   o["verdict"] = name(p.outcome);
   if (!p.model_path.empty()) o["model_path"] = p.model_path;
   if (!p.data_path.empty()) o["data_path"] = p.data_path;
+  if (!p.node.empty() || !p.worker.empty()) o["ran_on"] = {{"node", p.node}, {"worker", p.worker}};
   return o;
 }
 

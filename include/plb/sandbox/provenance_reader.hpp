@@ -262,9 +262,10 @@ inline bool read_top(const boost::json::object& o, provenance_read& out) {
   auto& r = out.record;
   std::string schema, privacy;
   std::uint64_t rows = 0;
-  if (!f.only(o, {"schema", "privacy", "tool_version", "model_sha256", "runtime_image", "runtime", "limits",
-                  "task_type", "features", "id_column", "rows", "input_sha256", "predictions_sha256", "started_at",
-                  "usage", "verdict", "model_path", "data_path"}) ||
+  if (!f.only(o, {"schema",  "privacy",      "tool_version",       "model_sha256", "runtime_image",
+                  "runtime", "limits",       "task_type",          "features",     "id_column",
+                  "rows",    "input_sha256", "predictions_sha256", "started_at",   "usage",
+                  "verdict", "model_path",   "data_path",          "cpuset",       "ran_on"}) ||
       !f.text(o, "schema", schema))
     return false;
   if (schema != provenance_schema) return f.fail(provenance_error::wrong_schema, "schema");
@@ -277,6 +278,13 @@ inline bool read_top(const boost::json::object& o, provenance_read& out) {
   // The paths came later (verify needs them); a record without them still reads.
   for (const auto& [key, into] : {std::pair{"model_path", &r.model_path}, std::pair{"data_path", &r.data_path}})
     if (o.contains(key) && !f.text(o, key, *into)) return false;
+  // Where it ran, likewise later: the CPUs it was pinned to, and a batch line's node and worker.
+  if (o.contains("cpuset") && !f.text(o, "cpuset", r.cpuset, true)) return false;
+  if (o.contains("ran_on")) {
+    const auto* ran = f.object(o, "ran_on");
+    if (!ran || !f.only(*ran, {"node", "worker"}) || !f.text(*ran, "node", r.node) || !f.text(*ran, "worker", r.worker))
+      return false;
+  }
   const auto* runtime = f.object(o, "runtime");
   const auto* limits = runtime ? f.object(o, "limits") : nullptr;
   const auto* usage = limits ? f.object(o, "usage") : nullptr;

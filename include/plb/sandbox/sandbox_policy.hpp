@@ -7,6 +7,7 @@
 // are a pure function of the spec, so a reviewer audits this file and its tests.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@ enum class policy_error : std::uint8_t {
   root_user,           // uid 0 or gid 0
   user_out_of_range,
   limits_out_of_bounds,
+  cpuset_malformed,  // not a CPU list such as "0-3,6" of CPUs below max_cpu, ascending, without overlaps
 };
 
 constexpr std::string_view message(policy_error e) noexcept {
@@ -48,6 +50,7 @@ constexpr std::string_view message(policy_error e) noexcept {
     case policy_error::root_user: return "the sandbox user must not be root (uid 0 or gid 0)";
     case policy_error::user_out_of_range: return "uid or gid out of range";
     case policy_error::limits_out_of_bounds: return "a limit is outside its bounds";
+    case policy_error::cpuset_malformed: return "the CPU set must be a list such as 0-3,6 in ascending order";
   }
   return "unknown error";
 }
@@ -77,6 +80,7 @@ inline constexpr std::uint32_t default_gid = 65534;  // nogroup
 inline constexpr std::uint32_t max_id = 2147483646;  // below the kernel's (uid_t)-1 sentinel range
 inline constexpr std::size_t run_id_digits = 32;
 inline constexpr std::string_view probe_code = "import os; print(os.uname().release)";
+inline constexpr unsigned max_cpu = 4095;  // the highest CPU number a --cpuset-cpus list may name
 }  // namespace policy_constants
 
 // Only sandbox_policy_builder makes one: there is no public constructor.
@@ -88,6 +92,9 @@ class sandbox_policy {
   const SandboxLimits& limits() const noexcept { return limits_; }
   std::uint32_t uid() const noexcept { return uid_; }
   std::uint32_t gid() const noexcept { return gid_; }
+  // The host CPUs the sandbox may run on ("" when the caller pinned none): the host-wide allocator's
+  // share for this run, rendered as --cpuset-cpus.
+  const std::string& cpuset() const noexcept { return cpuset_; }
 
   std::string container_name() const { return std::string(policy_constants::name_prefix) + run_id_; }
   std::string run_label() const { return std::string(policy_constants::run_label) + "=" + run_id_; }
@@ -165,6 +172,7 @@ class sandbox_policy {
         "--memory=" + memory,
         "--memory-swap=" + memory,  // equal to --memory: no swap
         "--cpus=" + cpus(limits_.cpu_millicores),
+        "--cpuset-cpus=" + cpuset_,
         "--pids-limit=" + n(pids_limit(limits_)),
         "--ulimit=nproc=" + n(limits_.guest_processes) + ":" + n(limits_.guest_processes),
         "--ulimit=nofile=" + n(limits_.open_files) + ":" + n(limits_.open_files),
@@ -180,6 +188,7 @@ class sandbox_policy {
         "-B",  // no bytecode writes to the read-only mount
     };
     argv.insert(argv.end(), rest.begin(), rest.end());
+    if (cpuset_.empty()) argv.erase(std::find(argv.begin(), argv.end(), "--cpuset-cpus="));
     return argv;
   }
 
@@ -188,6 +197,7 @@ class sandbox_policy {
   std::string run_id_;
   std::string owner_;
   SandboxLimits limits_;
+  std::string cpuset_;
   std::uint32_t uid_ = policy_constants::default_uid;
   std::uint32_t gid_ = policy_constants::default_gid;
 };
@@ -252,6 +262,40 @@ class sandbox_policy_builder {
     }
     spec_.limits_ = l;
     return *this;
+  }
+
+  // "0-1,3": ascending CPU numbers and ranges, each at most max_cpu, no CPU twice.
+  sandbox_policy_builder& cpuset(std::string_view list) {
+    if (!is_cpu_list(list)) return fail(policy_error::cpuset_malformed);
+    spec_.cpuset_.assign(list);
+    return *this;
+  }
+
+  static bool is_cpu_list(std::string_view list) {
+    if (list.empty() || list.size() > 256) return false;
+    long last = -1;
+    std::size_t i = 0;
+    const auto number = [&](long& out) {
+      const std::size_t from = i;
+      out = 0;
+      while (i < list.size() && list[i] >= '0' && list[i] <= '9' && i - from < 5) out = out * 10 + (list[i++] - '0');
+      return i > from && (i - from == 1 || list[from] != '0') && out <= long{policy_constants::max_cpu};
+    };
+    while (i < list.size()) {
+      long lo = 0, hi = 0;
+      if (!number(lo) || lo <= last) return false;
+      hi = lo;
+      if (i < list.size() && list[i] == '-') {
+        ++i;
+        if (!number(hi) || hi <= lo) return false;
+      }
+      last = hi;
+      if (i == list.size()) return true;
+      if (list[i] != ',') return false;
+      ++i;
+      if (i == list.size()) return false;  // a trailing comma
+    }
+    return true;
   }
 
   sandbox_policy_builder& user(std::uint32_t uid, std::uint32_t gid) {

@@ -11,29 +11,12 @@
 #include "batch/backend.hpp"
 #include "runner/for_batch.hpp"
 #include "batch/batch_node.hpp"
+#include "batch/batch_claims.hpp"
 
 namespace plb::batch {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-// The host facts per runtime image: the preflight proves each image once (most batches use one).
-std::map<std::string, host_facts> preflight_once(const batch_plan& plan, const batch_start& start,
-                                                 const cancellation& cancel) {
-  std::map<std::string, host_facts> hosts;
-  if (start.to_run.empty()) return hosts;
-  const docker_engine engine;
-  const run_directory dir(new_run_id());
-  for (const std::size_t i : start.to_run) {
-    const auto& r = plan.items[i].request;
-    if (hosts.count(r.runtime_image)) continue;
-    const auto image = sandbox::parse_image_id(r.runtime_image);  // checked by the plan
-    hosts.emplace(r.runtime_image, preflight(engine, *image.id, r.limits, dir.docker_config_dir(), cancel));
-  }
-  cancel.check();
-  sweep_orphans(engine);
-  return hosts;
-}
 
 class batch_state {
  public:
@@ -95,12 +78,13 @@ batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan
   batch_start start = start_batch(config, plan, dir);
   const auto batch_began = clock_type::now();
   summary_header header{
-      config.manifest_path, plan.manifest_sha256, config.output_dir, "local", utc_timestamp(), {}, {}};
-  const auto hosts = preflight_once(plan, start, cancel);  // a refused host leaves no summary behind
+      config.manifest_path, plan.manifest_sha256, config.output_dir, "local", utc_timestamp(), {}, {}, {}};
+  const auto hosts = preflight_once(plan, start.to_run, cancel);  // a refused host leaves no summary behind
   write_summary(dir, header, plan.items, start.outcomes);
 
   batch_state state(start.outcomes, start.to_run.size());
   std::atomic<std::size_t> next{0};
+  const worker_report origin = worker_from_environment();
   const auto worker = [&] {
     while (!cancel.signal()) {
       const std::size_t k = next.fetch_add(1);
@@ -108,7 +92,7 @@ batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan
       const batch_item& item = plan.items[start.to_run[k]];
       state.started(item.index);
       const run_hooks run{cancel, {}, &hosts.at(item.request.runtime_image)};
-      line_outcome o = run_line(item, run, dir, start.data_sha256[item.index]);
+      line_outcome o = run_line(item, run, dir, start.data_sha256[item.index], origin);
       if (hooks.on_finish && o.state != "interrupted") hooks.on_finish(item, o);
       state.finished(item.index, std::move(o));
     }

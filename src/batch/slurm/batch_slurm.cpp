@@ -19,6 +19,9 @@
 #include "support/one_line.hpp"
 #include "batch/slurm/slurm_queue.hpp"
 #include "batch/batch_node.hpp"
+#include "batch/batch_claims.hpp"
+#include "batch/batch_worker.hpp"
+#include "batch/slurm/slurm_workers.hpp"
 
 namespace plb::batch {
 namespace {
@@ -30,6 +33,7 @@ using sandbox::verdict;
 constexpr std::uint64_t grace_seconds = 5;
 constexpr std::uint64_t task_overhead_seconds = 120;
 constexpr std::uint64_t tool_overhead_mib = 128;
+constexpr std::uint64_t line_overhead_seconds = 10;  // a line's own start, inspection and removal
 
 // Appends its pieces: "literal" + std::string temporaries trip GCC 12's -Wrestrict false positive
 // (PR 105651) in release builds.
@@ -56,12 +60,13 @@ std::string self_path() {
 // The job script: every task runs this tool on its own line; nothing else of the submitter's
 // environment than what sbatch exports.
 std::string job_script(const batch_config& config, const slurm_options& options) {
-  std::string s = "#!/bin/sh\n# Written by plb-sandbox batch: one manifest line per array task.\nexec";
+  std::string s = "#!/bin/sh\n# Written by plb-sandbox batch: each array task is a worker pulling lines.\nexec";
   for (const std::string& arg : std::vector<std::string>{self_path(), "batch", "--manifest", config.manifest_path,
                                                          "--output-dir", config.output_dir})
     s += text_of({" ", shell_quoted(arg)});
   for (const std::string& arg : options.task_flags) s += text_of({" ", shell_quoted(arg)});
-  return s + " --index \"$SLURM_ARRAY_TASK_ID\"\n";
+  s += text_of({" --worker --jobs ", std::to_string(std::max(1u, options.jobs))});
+  return s + "\n";
 }
 
 std::string submit(const batch_config& config, const output_dir& dir, const batch_plan& plan,
@@ -69,11 +74,17 @@ std::string submit(const batch_config& config, const output_dir& dir, const batc
   const std::string slurm_dir = config.output_dir + "/slurm";
   const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
   replace_file_at(slurm.get(), slurm_dir, "job.sh", job_script(config, options));
-  std::string array = text_of({"--array=", array_ranges(lines)});
-  if (options.throttle) array += text_of({"%", std::to_string(options.throttle)});
-  std::vector<std::string> args{"--parsable", "--job-name=plb-sandbox-batch", array,
+  const claim_dir claims(dir);
+  claims.put("lines", render_line_list(lines));
+  const unsigned jobs = std::max(1u, options.jobs);
+  const auto resources = slurm_resources(plan, lines, jobs, 1);
+  const unsigned cpus = static_cast<unsigned>(std::stoul(resources[0].substr(resources[0].find('=') + 1)));
+  const unsigned workers = worker_count(options.workers, lines.size(), jobs, cpus, slurm_max_array_size(),
+                                        slurm_partition_cpus(options.partition));
+  std::vector<std::string> args{"--parsable", "--job-name=plb-sandbox-batch", "--no-requeue",
+                                text_of({"--array=0-", std::to_string(workers - 1)}),
                                 "--output=" + slurm_dir + "/%A_%a.log"};
-  for (auto& r : slurm_resources(plan, lines)) args.push_back(std::move(r));
+  for (auto& r : slurm_resources(plan, lines, jobs, workers)) args.push_back(std::move(r));
   if (!options.partition.empty()) args.push_back("--partition=" + options.partition);
   if (!options.account.empty()) args.push_back("--account=" + options.account);
   args.insert(args.end(), options.sbatch_options.begin(), options.sbatch_options.end());
@@ -84,6 +95,16 @@ std::string submit(const batch_config& config, const output_dir& dir, const batc
     fail(verdict::host_refused, "sbatch refused the job array: " + one_line(out.err.empty() ? out.out : out.err));
   replace_file_at(slurm.get(), slurm_dir, "job-id", job + "\n");
   return job;
+}
+
+// The job recorded in slurm/job-id if Slurm still has some of its tasks queued, else "".
+std::string queued_job(const output_dir& dir) {
+  const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
+  const auto text = read_own_file(slurm.get(), "job-id", dir.owner, 64);
+  if (!text) return {};
+  const std::string job = text->substr(0, text->find('\n'));
+  if (job.empty() || job.find_first_not_of("0123456789") != std::string::npos) return {};
+  return query_queue(job).queued ? job : std::string();
 }
 
 }  // namespace
@@ -118,15 +139,23 @@ std::string array_ranges(const std::vector<std::size_t>& indexes) {
   return out;
 }
 
-std::vector<std::string> slurm_resources(const batch_plan& plan, const std::vector<std::size_t>& lines) {
-  std::uint64_t millicores = 0, memory = 0, seconds = 0;
+std::vector<std::string> slurm_resources(const batch_plan& plan, const std::vector<std::size_t>& lines, unsigned jobs,
+                                         unsigned workers) {
+  std::uint64_t millicores = 0, memory = 0, longest = 0, total = 0;
   for (const std::size_t i : lines) {
     const auto& l = plan.items[i].request.limits;
     millicores = std::max(millicores, l.cpu_millicores);
-    memory = std::max(memory, l.memory_mib + l.input_json_mib + tool_overhead_mib);
-    seconds = std::max(seconds, l.wall_seconds + grace_seconds + task_overhead_seconds);
+    memory = std::max(memory, l.memory_mib + l.input_json_mib);
+    longest = std::max(longest, l.wall_seconds + grace_seconds + line_overhead_seconds);
+    total += l.wall_seconds + grace_seconds + line_overhead_seconds;
   }
-  return {"--cpus-per-task=" + std::to_string((millicores + 999) / 1000), "--mem=" + std::to_string(memory) + "M",
+  jobs = std::max(1u, jobs);
+  // One worker's share of the work at `jobs` at once (all of it for a single worker, or an
+  // unknown W), the longest line twice more (a late line, one handed back), and the preflight.
+  const std::uint64_t share = workers > 1 ? total / workers : total;
+  const std::uint64_t seconds = share / jobs + 2 * longest + task_overhead_seconds;
+  return {"--cpus-per-task=" + std::to_string(jobs * ((millicores + 999) / 1000)),
+          "--mem=" + std::to_string(jobs * memory + tool_overhead_mib) + "M",
           "--time=" + std::to_string((seconds + 59) / 60)};
 }
 
@@ -136,14 +165,18 @@ batch_outcome run_slurm_batch(const batch_config& config, const batch_plan& plan
   const output_dir dir = open_output_dir(config.output_dir, true);
   batch_start start = start_batch(config, plan, dir);
   const summary_header header{
-      config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}};
+      config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}};
   write_summary(dir, header, plan.items, start.outcomes);
   if (start.to_run.empty()) return {std::move(start.outcomes), 0};
-  // A retried line's old record (resume verified it) goes now, so that --collect never mistakes it
-  // for the new run's.
-  for (const std::size_t i : start.to_run) ::unlinkat(dir.fd.get(), record_name(plan.items[i].id).c_str(), 0);
-  const std::string job = submit(config, dir, plan, options, start.to_run);
-  if (hooks.on_submitted) hooks.on_submitted(job);
+  // A submitter that was killed left its workers running: wait on them rather than submit again.
+  std::string job = queued_job(dir);
+  if (job.empty()) {
+    // A retried line's old record (resume verified it) goes now, so that --collect never mistakes
+    // it for the new run's, and no worker takes it for done.
+    for (const std::size_t i : start.to_run) ::unlinkat(dir.fd.get(), record_name(plan.items[i].id).c_str(), 0);
+    job = submit(config, dir, plan, options, start.to_run);
+    if (hooks.on_submitted) hooks.on_submitted(job);
+  }
   if (!options.wait) return {std::move(start.outcomes), 0};
   return wait_for_job(job, dir, header, plan, std::move(start), hooks);
 }
@@ -154,7 +187,7 @@ batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& 
   as_found.retry = retry_policy::none;  // collecting re-runs nothing
   batch_start start = start_batch(as_found, plan, dir);
   const summary_header header{
-      config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}};
+      config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}};
   const std::string job_id = config.output_dir + "/slurm/job-id";
   const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
   const auto job = read_own_file(slurm.get(), "job-id", dir.owner, 64);
@@ -175,7 +208,8 @@ class slurm_backend_type final : public backend {
     slurm.partition = options.partition;
     slurm.account = options.account;
     slurm.sbatch_options = options.scheduler_options;
-    slurm.throttle = options.jobs;
+    slurm.jobs = options.jobs ? options.jobs : 1;
+    slurm.workers = options.workers;
     slurm.wait = options.wait;
     slurm.task_flags = options.task_flags;
     slurm.task_flags.insert(slurm.task_flags.end(), {"--manifest-sha256", plan.manifest_sha256});

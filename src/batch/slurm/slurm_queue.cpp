@@ -1,6 +1,7 @@
 #include "batch/slurm/slurm_queue.hpp"
 
 #include <chrono>
+#include <ctime>
 #include <sstream>
 #include <thread>
 
@@ -9,6 +10,8 @@
 #include "support/failure.hpp"
 #include "support/one_line.hpp"
 #include "batch/batch_node.hpp"
+#include "batch/batch_records.hpp"
+#include "batch/slurm/slurm_workers.hpp"
 
 namespace plb::batch {
 namespace {
@@ -41,20 +44,22 @@ std::size_t gather_records(const batch_plan& plan, const output_dir& dir, batch_
   return still_open;
 }
 
-void finish_open_lines(const std::string& job, const batch_plan& plan, batch_start& start,
-                       const std::vector<bool>& open, int stopped_by) {
+void finish_open_lines(const std::string& job, const output_dir& dir, const claim_dir& claims, const batch_plan& plan,
+                       batch_start& start, const std::vector<bool>& open, int stopped_by) {
+  const std::vector<worker_report> workers = claims.reports();
   for (const std::size_t i : start.to_run) {
     if (!open[i]) continue;
     line_outcome& o = start.outcomes[i];
-    o.state = stopped_by ? "interrupted" : "not_run";
-    const std::string task = job + "_" + std::to_string(plan.items[i].index);
     if (stopped_by) {
+      o.state = "interrupted";
       o.message = "the batch was stopped; Slurm job " + job;
       o.message += " was cancelled before this line recorded a verdict";
-    } else {
-      o.message = "Slurm task " + task;
-      o.message += " ended without recording a verdict (see slurm/" + task + ".log)";
+      continue;
     }
+    const batch_item& item = plan.items[i];
+    o = unrun_line(job, workers, claims.read(item.id));
+    if (is_verdict(o.state))  // signed like a task's, so that resume keeps it and --retry-failed re-runs it
+      write_record(dir, item, o, request_fingerprint(item, start.data_sha256[i]), "");
   }
 }
 
@@ -62,7 +67,7 @@ void finish_open_lines(const std::string& job, const batch_plan& plan, batch_sta
 
 queue_state query_queue(const std::string& job) {
   const auto out =
-      run_command(squeue_path, {"--noheader", "--jobs=" + job, "--format=%i %T"}, std::chrono::seconds(30));
+      run_command(squeue_path, {"--noheader", "--array", "--jobs=" + job, "--format=%i %T"}, std::chrono::seconds(30));
   queue_state q;
   if (out.exit_code != 0) {
     // A job that left the controller's memory is "Invalid job id": it is no longer queued.
@@ -72,8 +77,11 @@ queue_state query_queue(const std::string& job) {
   std::istringstream lines(out.out);
   std::string id, state;
   while (lines >> id >> state) {
+    const bool running = state == "RUNNING" || state == "COMPLETING" || state == "CONFIGURING";
+    if (!running && state != "PENDING" && state != "SUSPENDED" && state != "REQUEUED") continue;  // ended
     q.queued = true;
-    q.running += state == "RUNNING" || state == "COMPLETING" ? 1 : 0;
+    q.running += running ? 1 : 0;
+    q.alive.insert(id);
   }
   return q;
 }
@@ -83,21 +91,32 @@ batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const 
   const cancellation cancel(hooks.stop);
   std::vector<bool> open(plan.items.size(), false);
   for (const std::size_t i : start.to_run) open[i] = !is_verdict(start.outcomes[i].state);
+  const claim_dir claims(dir);
+  summary_header with_workers = header;
   const auto began = clock_type::now();
   int stopped_by = 0;
   bool cancelled = false;
+  int lingering = 0;
   while (true) {
     bool changed = false;
     const queue_state q = query_queue(job);
     const std::size_t still_open = gather_records(plan, dir, start, open, hooks, changed);
-    if (changed) write_summary(dir, header, plan.items, start.outcomes);
+    if (!cancelled) (void)hand_back_lost_claims(claims, plan, q.alive, static_cast<std::int64_t>(std::time(nullptr)));
+    if (changed) {
+      with_workers.workers = claims.reports();
+      write_summary(dir, with_workers, plan.items, start.outcomes);
+    }
     if (hooks.on_progress) {
       batch_progress p{start.to_run.size(), start.to_run.size() - still_open, q.running, 0, 0};
       for (const std::size_t i : start.to_run) p.failed += is_failure(start.outcomes[i]) ? 1 : 0;
       p.elapsed_seconds = std::chrono::duration<double>(clock_type::now() - began).count();
       hooks.on_progress(p);
     }
-    if (!q.queued || still_open == 0) break;
+    if (!q.queued) break;
+    if (still_open == 0 && ++lingering > 40 && !cancelled) {  // every line recorded: workers end within ~1 s
+      cancelled = true;
+      (void)run_command(scancel_path, {job}, std::chrono::seconds(30));
+    }
     if (cancel.signal() && !cancelled) {
       stopped_by = cancel.signal();
       cancelled = true;
@@ -108,11 +127,11 @@ batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const 
   bool changed = false;
   (void)gather_records(plan, dir, start, open, hooks, changed);  // records written as the job ended
   if (!stopped_by) stopped_by = cancel.signal();
-  finish_open_lines(job, plan, start, open, stopped_by);
-  summary_header ended = header;
-  ended.finished_at = utc_timestamp();
-  ended.wall_seconds = std::chrono::duration<double>(clock_type::now() - began).count();
-  write_summary(dir, ended, plan.items, start.outcomes);
+  finish_open_lines(job, dir, claims, plan, start, open, stopped_by);
+  with_workers.workers = claims.reports();
+  with_workers.finished_at = utc_timestamp();
+  with_workers.wall_seconds = std::chrono::duration<double>(clock_type::now() - began).count();
+  write_summary(dir, with_workers, plan.items, start.outcomes);
   return {std::move(start.outcomes), stopped_by};
 }
 

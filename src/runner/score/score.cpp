@@ -11,6 +11,7 @@
 #include "support/failure.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/owner.hpp"
+#include "runner/container/cpu_allocator.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "plb/sandbox/features_encoder.hpp"
 #include "plb/sandbox/predictions_parser.hpp"
@@ -41,9 +42,10 @@ std::string utc_now() {
 }  // namespace
 
 sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
-                                     const std::string& run_id) {
+                                     const std::string& run_id, const std::string& cpuset) {
   sandbox::sandbox_policy_builder builder;
   builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
+  if (!cpuset.empty()) builder.cpuset(cpuset);
   auto spec = builder.build();
   if (!spec) fail(verdict::internal_error, "sandbox policy: " + std::string(sandbox::message(spec.error)));
   return std::move(*spec.spec);
@@ -77,7 +79,8 @@ std::vector<double> parse_stdout(const std::string& stdout_bytes, const score_re
 
 sandbox::provenance_record provenance_of(const score_request& request, const host_facts& host,
                                          const prepared_inputs& in, const sandbox::sha256_digest& model,
-                                         const std::string& csv_text, const sandbox::sandbox_usage& usage) {
+                                         const std::string& csv_text, const sandbox::sandbox_usage& usage,
+                                         const std::string& cpuset, const run_hooks& hooks) {
   sandbox::provenance_record rec;
   rec.tool_version = PLB_SANDBOX_VERSION;
   rec.model_sha256 = model;
@@ -95,8 +98,12 @@ sandbox::provenance_record provenance_of(const score_request& request, const hos
   rec.predictions_sha256 = sandbox::sha256_of(csv_text).digest;
   rec.usage = usage;
   rec.outcome = verdict::success;
-  rec.model_path = std::filesystem::absolute(request.model).lexically_normal().string();
-  rec.data_path = std::filesystem::absolute(request.data).lexically_normal().string();
+  // Where its inputs were, for `verify` (none for the in-memory API's, which had no files).
+  if (!request.script_bytes) rec.model_path = std::filesystem::absolute(request.model).lexically_normal().string();
+  if (!request.table) rec.data_path = std::filesystem::absolute(request.data).lexically_normal().string();
+  rec.cpuset = cpuset;  // where it ran: its CPUs, and a batch line's node and worker
+  rec.node = hooks.node;
+  rec.worker = hooks.worker;
   return rec;
 }
 
@@ -118,11 +125,11 @@ struct staged_inputs {
 };
 
 staged_inputs stage_inputs(const score_request& request, const run_directory& dir, const std::string& run_id,
-                           const cancellation& cancel) {
+                           const cancellation& cancel, const std::string& cpuset) {
   prepared_inputs in = prepare_inputs(request, &cancel);
   cancel.check();
   // The spec is built first, so the snapshot belongs to exactly the user the sandbox runs as.
-  auto spec = build_policy(request, dir.path() + "/" + snapshot_file_name, run_id);
+  auto spec = build_policy(request, dir.path() + "/" + snapshot_file_name, run_id, cpuset);
   auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
   cancel.check();
   return {std::move(in), std::move(spec), std::move(snapshot)};
@@ -187,9 +194,10 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   // (should the run end before its client starts, it is released without a word to the daemon).
   container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id,
                           std::chrono::seconds(request.limits.wall_seconds));
-  // The inputs need no host: with a preflight to wait for, they are staged alongside it.
+  // CPUs no other run here holds (it waits for them); the inputs are staged alongside the preflight.
+  const cpu_lease cpus = host_cpu_allocator().acquire(request.limits.cpu_millicores, cancel);
   auto staging = std::async(hooks.host ? std::launch::deferred : std::launch::async,
-                            [&] { return stage_inputs(request, dir, run_id, cancel); });
+                            [&] { return stage_inputs(request, dir, run_id, cancel, cpus.list()); });
   labelled_list listed;
   const host_facts host =
       hooks.host ? *hooks.host
@@ -222,7 +230,8 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
 
   std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows());
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
-  sandbox::provenance_record rec = provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage);
+  sandbox::provenance_record rec =
+      provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage, staged.spec.cpuset(), hooks);
   rec.started_at = started_at;
   cancel.check();
   deliver(request, std::move(predictions), csv_text, std::move(rec), cancel, report);

@@ -49,6 +49,9 @@ struct run_hooks {
   // A batch's preflight, made once for many runs: with it, the run neither repeats the preflight
   // nor sweeps (the batch swept before its first run). Null: the run does both itself.
   const host_facts* host = nullptr;
+  // Where the run happens, for its provenance ("ran_on"): a batch line's node and worker; empty
+  // for sandbox-score, whose provenance then has no such field.
+  std::string node = {}, worker = {};
 };
 
 // Throws failure with the verdict of any unsuccessful run, after removing its container, and
@@ -65,6 +68,6 @@ sandbox::in_memory_result score_in_memory_to_result(const sandbox::in_memory_req
 
 // The policy a run of `request` gets, with its snapshot at `script_path`. Throws failure(internal_error).
 sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
-                                     const std::string& run_id);
+                                     const std::string& run_id, const std::string& cpuset = {});
 
 }  // namespace plb::runner

@@ -25,25 +25,21 @@ struct checked {
   void add(verify_mismatch m, std::string message) { problems.push_back({m, std::move(message)}); }
 };
 
-// The whole-file SHA-256 of `path` (what the run recorded for the script and the data), or "" and `why`.
-std::string digest_of_path(const std::string& path, std::string& why) {
+// The whole-file SHA-256 of `path` (what the run recorded for the script and the data).
+result<std::string> digest_of_path(const std::string& path) {
   const opened_file f = open_regular_file(path);
-  if (!f) {
-    why = describe(f);
-    return {};
-  }
+  if (!f) return problem::says(describe(f));
   std::string d = digest_of_fd(f.fd.get());
-  if (d.empty()) why = "cannot be read";
+  if (d.empty()) return problem::says("cannot be read");
   return d;
 }
 
 void check_file(checked& c, verify_mismatch m, const char* what, const std::string& path,
                 const sandbox::sha256_digest& recorded) {
-  std::string why;
-  const std::string d = digest_of_path(path, why);
-  if (d.empty()) return c.add(m, std::string(what) + " " + path + ": " + why);
-  if (d != recorded.hex())
-    c.add(m, std::string(what) + " " + path + " has SHA-256 " + d + ", the provenance records " + recorded.hex());
+  const auto d = digest_of_path(path);
+  if (!d) return c.add(m, std::string(what) + " " + path + ": " + d.error().what);
+  if (*d != recorded.hex())
+    c.add(m, std::string(what) + " " + path + " has SHA-256 " + *d + ", the provenance records " + recorded.hex());
 }
 
 // The provenance, read strictly; a problem here ends verify before anything else is looked at.

@@ -170,9 +170,10 @@ TEST_F(BatchTrust, ForgedSummaryFieldsCannotAddARowAControlByteOrAFormula) {
                  "=cmd|' /C calc'!A0",
                  sandbox::sandbox_usage{-1, NAN, 0, 0, 0},
                  std::string(64, 'a') + "\nz,9,success,0,forged,,,,",
-                 {}};
-  outcomes[1] = {"success\nx", -5, "\x1b]0;owned\x07 +1 \r\nrow", std::nullopt, "@SUM(A1)", {}};
-  outcomes[2] = {"success", 0, "-2+3", sandbox::sandbox_usage{1.25, 0.5, 7, 0, 0}, std::string(64, 'F'), {}};
+                 "=n1\nrow",
+                 "-1,2"};
+  outcomes[1] = {"success\nx", -5, "\x1b]0;owned\x07 +1 \r\nrow", std::nullopt, "@SUM(A1)"};
+  outcomes[2] = {"success", 0, "-2+3", sandbox::sandbox_usage{1.25, 0.5, 7, 0, 0}, std::string(64, 'F')};
   const std::string csv = render_summary_csv(p.items, outcomes);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4) << csv;
   for (const char c : csv) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c <= 0x7e)) << int(c);
@@ -190,10 +191,10 @@ TEST_F(BatchTrust, ForgedSummaryFieldsCannotAddARowAControlByteOrAFormula) {
     }
   }
   EXPECT_EQ(rows, 4u);
-  EXPECT_NE(csv.find("\na,1,script_failed,8,'=cmd|' /C calc'!A0,,,0,\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\nb,2,,,\\x1b]0;owned\\x07 +1 \\x0d\\x0arow,,,,\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\nc,3,success,0,'-2+3,1.250,0.500,7,\n"), std::string::npos) << "uppercase is not a digest";
-  const std::string json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}}, p.items, outcomes);
+  EXPECT_NE(csv.find("\na,1,script_failed,8,'=cmd|' /C calc'!A0,,,0,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nb,2,,,\\x1b]0;owned\\x07 +1 \\x0d\\x0arow,,,,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nc,3,success,0,'-2+3,1.250,0.500,7,,,\n"), std::string::npos) << "uppercase is not a digest";
+  const std::string json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}, {}}, p.items, outcomes);
   EXPECT_EQ(json.find("forged"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("verdict":"","exit_code":null)"), std::string::npos) << json;
 }

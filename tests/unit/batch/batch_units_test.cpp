@@ -168,13 +168,14 @@ TEST_F(BatchFiles, SummaryQuotesMessagesAndCountsStates) {
   write("manifest.jsonl", line("a") + line("b"));
   const batch_plan plan = plan_batch(config());
   std::vector<line_outcome> outcomes(2);
-  outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0}, hex64, {}};
-  outcomes[1] = {"not_run", -1, "a, \"quoted\" reason", std::nullopt, "", {}};
+  outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0}, hex64, "n1", "7_0"};
+  outcomes[1] = {"not_run", -1, "a, \"quoted\" reason", std::nullopt, ""};
   EXPECT_EQ(render_summary_csv(plan.items, outcomes),
-            "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,predictions_sha256\n"
-            "a,1,success,0,ok,1.500,0.250,1024," +
-                hex64 + "\nb,2,not_run,,\"a, \"\"quoted\"\" reason\",,,,\n");
-  const auto json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}}, plan.items, outcomes);
+            "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,"
+            "predictions_sha256\n"
+            "a,1,success,0,ok,1.500,0.250,1024,n1,7_0," +
+                hex64 + "\nb,2,not_run,,\"a, \"\"quoted\"\" reason\",,,,,,\n");
+  const auto json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}, {}}, plan.items, outcomes);
   EXPECT_NE(json.find(R"("complete":false)"), std::string::npos);
   EXPECT_NE(json.find(R"("counts":{"not_run":1,"success":1})"), std::string::npos);
 }
@@ -191,8 +192,12 @@ TEST(SlurmOptions, ResourcesFollowTheLargestRun) {
   plan.items[1].request.limits.memory_mib = 2048;
   plan.items[1].request.limits.cpu_millicores = 1500;
   plan.items[0].request.limits.wall_seconds = 600;
-  EXPECT_EQ(slurm_resources(plan, {0, 1}), (std::vector<std::string>{"--cpus-per-task=2", "--mem=2240M", "--time=13"}));
-  EXPECT_EQ(slurm_resources(plan, {0}), (std::vector<std::string>{"--cpus-per-task=1", "--mem=704M", "--time=13"}));
+  // One worker: both lines (615 s and 45 s), the longest twice more, 120 s of preflight: 34 min.
+  EXPECT_EQ(slurm_resources(plan, {0, 1}), (std::vector<std::string>{"--cpus-per-task=2", "--mem=2240M", "--time=34"}));
+  EXPECT_EQ(slurm_resources(plan, {0}), (std::vector<std::string>{"--cpus-per-task=1", "--mem=704M", "--time=33"}));
+  // Two runs at once: twice the CPUs and the runs' memory, the tool's once; half the time for the share.
+  EXPECT_EQ(slurm_resources(plan, {0, 1}, 2, 1),
+            (std::vector<std::string>{"--cpus-per-task=4", "--mem=4352M", "--time=28"}));
 }
 
 TEST(SlurmOptions, LocalOnlyOutputDirectoriesAreRefused) {

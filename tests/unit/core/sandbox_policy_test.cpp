@@ -110,6 +110,19 @@ TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
   }
 }
 
+TEST(ContainerSpec, CpusetIsRenderedOnlyWhenGiven) {
+  const auto plain = base().build().spec->docker_run_arguments();
+  EXPECT_EQ(std::count_if(plain.begin(), plain.end(), [](const std::string& a) { return a.starts_with("--cpuset"); }),
+            0);
+  for (const char* list : {"0", "1-3", "0,2-3,7", "4095"}) {
+    const auto argv = base().cpuset(list).build().spec->docker_run_arguments();
+    const auto at = std::find(argv.begin(), argv.end(), "--cpuset-cpus=" + std::string(list));
+    ASSERT_NE(at, argv.end()) << list;
+    EXPECT_EQ(*(at - 1), "--cpus=1") << "beside the CPU limit";
+    EXPECT_EQ(argv.size(), plain.size() + 1);
+  }
+}
+
 TEST(ContainerSpec, CpusRendering) {
   EXPECT_EQ(sb::sandbox_policy::cpus(1000), "1");
   EXPECT_EQ(sb::sandbox_policy::cpus(1500), "1.5");
@@ -162,6 +175,14 @@ INSTANTIATE_TEST_SUITE_P(
               b.limits(l);
             },
             E::limits_out_of_bounds},
+        Bad{"cpuset_empty", [](auto& b) { b.cpuset(""); }, E::cpuset_malformed},
+        Bad{"cpuset_flag", [](auto& b) { b.cpuset("0 --privileged"); }, E::cpuset_malformed},
+        Bad{"cpuset_descending", [](auto& b) { b.cpuset("3,1"); }, E::cpuset_malformed},
+        Bad{"cpuset_overlap", [](auto& b) { b.cpuset("0-3,2"); }, E::cpuset_malformed},
+        Bad{"cpuset_backwards_range", [](auto& b) { b.cpuset("3-1"); }, E::cpuset_malformed},
+        Bad{"cpuset_trailing_comma", [](auto& b) { b.cpuset("0,"); }, E::cpuset_malformed},
+        Bad{"cpuset_leading_zero", [](auto& b) { b.cpuset("01"); }, E::cpuset_malformed},
+        Bad{"cpuset_too_high", [](auto& b) { b.cpuset("4096"); }, E::cpuset_malformed},
         Bad{"first_error_sticks", [](auto& b) { b.user(0, 0).script("rel").run_id("x"); }, E::root_user}),
     PrintBad);
 

@@ -1,0 +1,28 @@
+// A batch's one preflight, shared by every backend that runs lines on a host: the local backend
+// before its first run, and each queued backend's worker on its node.
+#include <map>
+
+#include "batch/backend.hpp"
+#include "runner/for_batch.hpp"
+
+namespace plb::batch {
+
+// The host facts per runtime image: the preflight proves each image once (most batches use one).
+std::map<std::string, host_facts> preflight_once(const batch_plan& plan, const std::vector<std::size_t>& lines,
+                                                 const cancellation& cancel) {
+  std::map<std::string, host_facts> hosts;
+  if (lines.empty()) return hosts;
+  const docker_engine engine;
+  const run_directory dir(new_run_id());
+  for (const std::size_t i : lines) {
+    const auto& r = plan.items[i].request;
+    if (hosts.count(r.runtime_image)) continue;
+    const auto image = sandbox::parse_image_id(r.runtime_image);  // checked by the plan
+    hosts.emplace(r.runtime_image, preflight(engine, *image.id, r.limits, dir.docker_config_dir(), cancel));
+  }
+  cancel.check();
+  sweep_orphans(engine);
+  return hosts;
+}
+
+}  // namespace plb::batch

@@ -1,0 +1,115 @@
+#include "batch/slurm/slurm_workers.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <unordered_map>
+
+#include "support/command.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
+
+namespace plb::batch {
+namespace {
+
+constexpr const char* scontrol_path = "/usr/bin/scontrol";
+constexpr const char* sinfo_path = "/usr/bin/sinfo";
+
+std::size_t to_size(const std::string& s) {
+  if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return static_cast<std::size_t>(std::stoull(s));
+}
+
+}  // namespace
+
+unsigned worker_count(unsigned requested, std::size_t lines, unsigned jobs, unsigned cpus_per_worker,
+                      std::size_t max_array_size, std::size_t cluster_cpus) {
+  jobs = std::max(1u, jobs);
+  std::size_t w = requested ? requested : (lines + jobs - 1) / jobs;
+  if (!requested && cluster_cpus)
+    w = std::min(w, std::max<std::size_t>(1, cluster_cpus / std::max(1u, cpus_per_worker)));
+  w = std::min(w, std::max<std::size_t>(lines, 1));
+  if (max_array_size) w = std::min(w, max_array_size);
+  return static_cast<unsigned>(std::max<std::size_t>(w, 1));
+}
+
+std::size_t parse_max_array_size(const std::string& text) {
+  std::istringstream in(text);
+  std::string key, eq, value;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    if (words >> key >> eq >> value && key == "MaxArraySize" && eq == "=") return to_size(value);
+  }
+  return 0;
+}
+
+std::size_t parse_sinfo_cpus(const std::string& text) {
+  std::istringstream in(text);
+  std::size_t total = 0;
+  for (std::string line; in >> line;) {
+    const std::size_t slash = line.rfind('/');
+    if (slash != std::string::npos) total += to_size(line.substr(slash + 1));
+  }
+  return total;
+}
+
+std::size_t slurm_max_array_size() {
+  const auto out = run_command(scontrol_path, {"show", "config"}, std::chrono::seconds(30));
+  return out.exit_code == 0 ? parse_max_array_size(out.out) : 0;
+}
+
+std::size_t slurm_partition_cpus(const std::string& partition) {
+  std::vector<std::string> args{"--noheader", "--format=%C"};
+  if (!partition.empty()) args.push_back("--partition=" + partition);
+  const auto out = run_command(sinfo_path, args, std::chrono::seconds(30));
+  return out.exit_code == 0 ? parse_sinfo_cpus(out.out) : 0;
+}
+
+bool claim_expired(const claim_info& claim, const batch_item& item, std::int64_t when) {
+  const auto wall = static_cast<std::int64_t>(item.request.limits.wall_seconds);
+  return when >= claim.claimed_at + wall +
+                     static_cast<std::int64_t>(sandbox::policy_constants::deadline_grace_seconds) +
+                     claim_start_allowance_seconds;
+}
+
+std::size_t hand_back_lost_claims(const claim_dir& claims, const batch_plan& plan, const std::set<std::string>& alive,
+                                  std::int64_t now) {
+  const std::vector<std::string> held = claims.held();
+  if (held.empty()) return 0;
+  std::unordered_map<std::string, std::size_t> index;
+  for (const auto& item : plan.items) index.emplace(item.id, item.index);
+  std::size_t handed = 0;
+  for (const std::string& id : held) {
+    const auto it = index.find(id);
+    const auto claim = claims.read(id);
+    if (it == index.end() || !claim || alive.count(claim->worker)) continue;
+    if (claim_expired(*claim, plan.items[it->second], now) && claims.move_to_lost(id, *claim)) ++handed;
+  }
+  return handed;
+}
+
+line_outcome unrun_line(const std::string& job, const std::vector<worker_report>& workers,
+                        const std::optional<claim_info>& claim) {
+  line_outcome o;
+  const bool refused = !workers.empty() && std::all_of(workers.begin(), workers.end(),
+                                                       [](const worker_report& w) { return w.state == "refused"; });
+  if (refused && !claim) {
+    o.state = std::string(sandbox::name(sandbox::verdict::host_refused));
+    o.exit_code = sandbox::exit_code(sandbox::verdict::host_refused);
+    o.message = "no worker could run this line:";
+    for (const auto& w : workers) {
+      if (o.message.size() > 1500) break;
+      o.message.append(" node ").append(w.node).append(" (worker ").append(w.worker).append("): ");
+      o.message.append(w.message.substr(0, 300)).append(";");
+    }
+    o.message.pop_back();
+    return o;
+  }
+  o.state = "not_run";
+  o.message = "Slurm job " + job;
+  o.message += " ended without a verdict for this line";
+  if (claim)
+    o.message.append(" (worker ").append(claim->worker).append(" on node ").append(claim->node).append(" held it)");
+  o.message.append("; see slurm/").append(job).append("_*.log");
+  return o;
+}
+
+}  // namespace plb::batch

@@ -1,0 +1,144 @@
+// Slurm workers' claims without a cluster: the claim and report formats, exclusive link-based
+// claims between racing threads, the hand-back of a dead worker's line only after its sandbox's
+// deadline, the line list, W, and what a line no worker ran becomes.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "batch/batch_claims.hpp"
+#include "batch_fixture.hpp"
+#include "batch/batch_records.hpp"
+#include "batch/slurm/batch_slurm.hpp"
+#include "batch/batch_worker.hpp"
+#include "batch/slurm/slurm_workers.hpp"
+
+namespace plb::batch {
+namespace {
+
+TEST(Claims, RenderAndParseExactly) {
+  const claim_info c{"12_3", "n1", 1700000000};
+  EXPECT_EQ(render_claim(c), "worker=12_3 node=n1 claimed_at=1700000000\n");
+  const auto back = parse_claim(render_claim(c));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->worker, "12_3");
+  EXPECT_EQ(back->node, "n1");
+  EXPECT_EQ(back->claimed_at, 1700000000);
+  for (const char* bad : {"", "worker=12_3 node=n1 claimed_at=1\nextra", "worker=12_3 node=n1 claimed_at=-1\n",
+                          "worker=../x node=n1 claimed_at=1\n", "worker=1 node= claimed_at=1\n",
+                          "node=n1 worker=1 claimed_at=1\n", "worker=1 node=n1 claimed_at=1x\n"})
+    EXPECT_FALSE(parse_claim(bad)) << bad;
+}
+
+TEST(Claims, SafeNames) {
+  EXPECT_TRUE(is_safe_name("n1"));
+  EXPECT_TRUE(is_safe_name("123_4"));
+  EXPECT_FALSE(is_safe_name(""));
+  EXPECT_FALSE(is_safe_name("-n"));
+  EXPECT_FALSE(is_safe_name("a/b"));
+  EXPECT_FALSE(is_safe_name(std::string(65, 'a')));
+}
+
+TEST(Claims, WorkerReportsRoundTripAndRefuseOtherStates) {
+  const worker_report w{"9_1", "n2", "refused", "DOCKER_HOST is set"};
+  const auto back = parse_worker_report(render_worker_report(w), "9_1");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->state, "refused");
+  EXPECT_EQ(back->message, "DOCKER_HOST is set");
+  EXPECT_FALSE(parse_worker_report("node=n2\nstate=winning\nmessage=x\n", "9_1"));
+  EXPECT_FALSE(parse_worker_report(render_worker_report(w), "../9"));
+}
+
+class ClaimDir : public BatchDir {};
+
+TEST_F(ClaimDir, OneWorkerWinsEachLineAmongRacingThreads) {
+  const output_dir dir = out();
+  const claim_dir claims(dir);
+  std::atomic<int> wins{0};
+  std::vector<std::thread> racers;
+  for (int t = 0; t < 8; ++t)
+    racers.emplace_back([&, t] {
+      for (int line = 0; line < 50; ++line)
+        if (claims.try_claim("l" + std::to_string(line), {std::to_string(t) + "_0", "n1", 1})) ++wins;
+    });
+  for (auto& r : racers) r.join();
+  EXPECT_EQ(wins.load(), 50) << "every line claimed exactly once";
+  EXPECT_EQ(claims.held().size(), 50u) << "no temporary left behind";
+  claims.release("l0");
+  EXPECT_FALSE(claims.exists("l0"));
+  EXPECT_TRUE(claims.try_claim("l0", {"1_0", "n1", 1}));
+}
+
+TEST_F(ClaimDir, DeadWorkersLinesAreHandedBackOnlyAfterTheirDeadline) {
+  write("manifest.jsonl", line("a", R"(, "seconds": 5)") + line("b"));
+  const batch_plan plan = plan_batch(config());
+  const output_dir dir = out();
+  const claim_dir claims(dir);
+  ASSERT_TRUE(claims.try_claim("a", {"7_0", "n1", 1000}));
+  ASSERT_TRUE(claims.try_claim("b", {"7_1", "n2", 1000}));
+  const std::int64_t deadline = 1000 + 5 + 10 + claim_start_allowance_seconds;
+  EXPECT_EQ(hand_back_lost_claims(claims, plan, {}, deadline - 1), 0u) << "its sandbox may still run";
+  EXPECT_EQ(hand_back_lost_claims(claims, plan, {"7_0", "7_1"}, deadline + 1000), 0u) << "workers alive";
+  EXPECT_EQ(hand_back_lost_claims(claims, plan, {"7_1"}, deadline), 1u);
+  EXPECT_FALSE(claims.exists("a"));
+  EXPECT_TRUE(claims.exists("b"));
+  EXPECT_TRUE(claims.try_claim("a", {"7_1", "n2", deadline})) << "another worker takes it";
+}
+
+TEST_F(ClaimDir, ReportsAreReadBackSorted) {
+  const output_dir dir = out();
+  const claim_dir claims(dir);
+  claims.report({"5_1", "n2", "refused", "no"});
+  claims.report({"5_0", "n1", "done", "ok"});
+  const auto r = claims.reports();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].worker, "5_0");
+  EXPECT_EQ(r[1].node, "n2");
+}
+
+TEST(LineList, RoundTripsAndRefusesBadLists) {
+  EXPECT_EQ(render_line_list({0, 2, 5}), "0\n2\n5\n");
+  EXPECT_EQ(parse_line_list("0\n2\n5\n", 6), (std::vector<std::size_t>{0, 2, 5}));
+  for (const char* bad : {"0\n0\n", "6\n", "1", "\n", "-1\n", "1x\n"}) EXPECT_FALSE(parse_line_list(bad, 6)) << bad;
+}
+
+TEST(Workers, CountFollowsLinesJobsClusterAndMaxArraySize) {
+  EXPECT_EQ(worker_count(0, 40, 1, 1, 1001, 2), 2u) << "no more than the cluster runs at once";
+  EXPECT_EQ(worker_count(0, 40, 2, 2, 1001, 2), 1u);
+  EXPECT_EQ(worker_count(0, 3, 1, 1, 1001, 100), 3u) << "no more than the lines";
+  EXPECT_EQ(worker_count(0, 100000, 1, 1, 4, 0), 4u) << "within MaxArraySize";
+  EXPECT_EQ(worker_count(9, 100, 1, 1, 4, 2), 4u) << "--workers, still within MaxArraySize";
+  EXPECT_EQ(worker_count(0, 0, 1, 1, 0, 0), 1u);
+  EXPECT_EQ(parse_max_array_size("MaxArrayRecs = 3\nMaxArraySize            = 1001\n"), 1001u);
+  EXPECT_EQ(parse_max_array_size("MaxArraySize = x\n"), 0u);
+  EXPECT_EQ(parse_sinfo_cpus("0/1/0/1\n1/0/0/1\n"), 2u);
+}
+
+TEST(Workers, LinesNoWorkerRanNameTheRefusingNodes) {
+  const std::vector<worker_report> refused{{"4_0", "n1", "refused", "DOCKER_HOST is set"},
+                                           {"4_1", "n2", "refused", "no runsc"}};
+  const line_outcome o = unrun_line("4", refused, std::nullopt);
+  EXPECT_EQ(o.state, "host_refused");
+  EXPECT_EQ(o.message,
+            "no worker could run this line: node n1 (worker 4_0): DOCKER_HOST is set; node n2 (worker 4_1): no runsc");
+  const std::vector<worker_report> mixed{refused[0], {"4_1", "n2", "done", "ok"}};
+  EXPECT_EQ(unrun_line("4", mixed, std::nullopt).state, "not_run");
+  EXPECT_EQ(unrun_line("4", {}, std::nullopt).state, "not_run");
+  const line_outcome held = unrun_line("4", mixed, claim_info{"4_1", "n2", 1});
+  EXPECT_NE(held.message.find("worker 4_1 on node n2 held it"), std::string::npos) << held.message;
+}
+
+TEST_F(ClaimDir, RecordsCarryNodeAndWorker) {
+  write("manifest.jsonl", line("a"));
+  const batch_plan plan = plan_batch(config());
+  const batch_key k = key();
+  line_outcome o{"script_failed", 8, "m", std::nullopt, "", "n2", "3_1"};
+  const std::string text = render_record(plan.items[0], o, request_fingerprint(plan.items[0], ""), "", k);
+  const record_read r = parse_record(text, "a", k);
+  ASSERT_EQ(r.state, record_state::trusted) << r.problem;
+  EXPECT_EQ(r.record.outcome.node, "n2");
+  EXPECT_EQ(r.record.outcome.worker, "3_1");
+}
+
+}  // namespace
+}  // namespace plb::batch

@@ -1,0 +1,121 @@
+// The host-wide CPU allocator on a scratch lock directory: disjoint whole CPUs, fractions sharing
+// only with fractions, locks freed with the lease and with a SIGKILLed holder, waiting and stopping.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "runner/container/cpu_allocator.hpp"
+
+namespace plb::runner {
+namespace {
+
+class CpuAllocator : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "plb-cpus-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  cpu_allocator allocator(std::vector<unsigned> cpus) const {
+    return cpu_allocator(unique_fd(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), std::move(cpus));
+  }
+  std::string dir_;
+};
+
+TEST(CpuLists, RenderAndParse) {
+  EXPECT_EQ(render_cpu_list({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+  EXPECT_EQ(parse_cpu_list("0-2,5,7-8\n"), (std::vector<unsigned>{0, 1, 2, 5, 7, 8}));
+  for (const char* bad : {"2-1", "1,1", "x", "1,", "3,1", "0-5000"}) EXPECT_TRUE(parse_cpu_list(bad).empty()) << bad;
+  EXPECT_FALSE(allowed_cpus().empty());
+}
+
+TEST(CpuLists, NeedsInWholeCpusAndTenthSlots) {
+  EXPECT_EQ(need_of(1000).whole, 1u);
+  EXPECT_EQ(need_of(1000).slots, 0u);
+  EXPECT_EQ(need_of(250).whole, 0u);
+  EXPECT_EQ(need_of(250).slots, 3u);
+  EXPECT_EQ(need_of(1500).whole, 1u);
+  EXPECT_EQ(need_of(1500).slots, 5u);
+}
+
+TEST_F(CpuAllocator, ConcurrentWholeRunsGetDisjointCpus) {
+  const auto a = allocator({0, 1, 2});
+  const cpu_lease one = a.try_acquire(1000);
+  const cpu_lease two = a.try_acquire(2000);
+  EXPECT_EQ(one.list(), "0");
+  EXPECT_EQ(two.list(), "1-2");
+  EXPECT_EQ(allocator({0, 1, 2}).try_acquire(1000).list(), "") << "another allocator (process) finds none free";
+}
+
+TEST_F(CpuAllocator, FractionsShareACpuOnlyWithEachOther) {
+  const auto a = allocator({0, 1});
+  const cpu_lease half = a.try_acquire(500);
+  const cpu_lease quarter = a.try_acquire(250);
+  EXPECT_EQ(half.list(), "1") << "fractions from the highest CPU down";
+  EXPECT_EQ(quarter.list(), "1") << "two fractions share it";
+  const cpu_lease whole = a.try_acquire(1000);
+  EXPECT_EQ(whole.list(), "0");
+  EXPECT_EQ(a.try_acquire(1000).list(), "") << "a whole run never shares a fraction's CPU";
+  EXPECT_EQ(a.try_acquire(300).list(), "") << "only 2 tenths of CPU 1 are left";
+  EXPECT_EQ(a.try_acquire(200).list(), "1");
+}
+
+TEST_F(CpuAllocator, ALeaseFreesItsCpusWhenItEnds) {
+  const auto a = allocator({0});
+  {
+    const cpu_lease held = a.try_acquire(1000);
+    EXPECT_EQ(a.try_acquire(100).list(), "");
+  }
+  EXPECT_EQ(a.try_acquire(1000).list(), "0");
+}
+
+TEST_F(CpuAllocator, AKilledHolderFreesItsCpus) {
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const cpu_lease held = allocator({0}).try_acquire(1000);
+    (void)!::write(ready[1], held.list().empty() ? "n" : "y", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  EXPECT_EQ(c, 'y');
+  EXPECT_EQ(allocator({0}).try_acquire(1000).list(), "") << "held by the child";
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_EQ(allocator({0}).try_acquire(1000).list(), "0") << "the kernel freed the dead holder's locks";
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+
+TEST_F(CpuAllocator, ARunWaitsForAFreeCpuAndAStopEndsTheWait) {
+  const auto a = allocator({0});
+  auto held = std::make_unique<cpu_lease>(a.try_acquire(1000));
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    held.reset();
+  });
+  const auto began = std::chrono::steady_clock::now();
+  const cpu_lease got = a.acquire(1000, cancellation());
+  EXPECT_EQ(got.list(), "0");
+  EXPECT_GE(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(150));
+  release.join();
+  sandbox::stop_source stop;
+  stop.request_stop(SIGTERM);
+  EXPECT_THROW(a.acquire(1000, cancellation(&stop)), interrupted);
+}
+
+TEST_F(CpuAllocator, MoreThanThereIsGetsEveryCpu) { EXPECT_EQ(allocator({0, 1}).try_acquire(4000).list(), "0-1"); }
+
+}  // namespace
+}  // namespace plb::runner
