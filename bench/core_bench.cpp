@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Throughput of the host-side work at the limit size, with simdjson parsing the same predictions
 // document as the reference. Run: build/bench/core_bench (README, Performance).
 #include <benchmark/benchmark.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The limit-size inputs the benchmarks and the end-to-end memory check share: 1,000,000 feature
 // values (500,000 rows x 2 features, plus an ID and two columns that are not selected) and
 // 1,000,000 predictions. Deterministic, so every run measures the same bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // write_limit_csv FILE: the limit-size input (500,000 rows x 2 selected features) for ci/bench-e2e.
 #include <cstdio>
 #include <fstream>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Two Debian packages from one build, with CPack's DEB generator (one package per component):
 #   plb-sandbox        (component tool) the executable, plb-sandbox-setup-host, man pages, bash
 #                      completion; Depends on the exact shared libraries it links (dpkg-shlibdeps)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batch manifests (JSON Lines) as `plb-sandbox batch --manifest` reads them. Properties: a refusal
 // hands out nothing and points inside the input; an accepted manifest has valid, unique IDs in
 // line order, and writing its entries back as JSON and parsing that again gives the same entries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The files resume reads from an output directory anyone might have written to: a line's record
 // (`<id>.result.json`) and its provenance, and the summary rendered from what they hold.
 // Byte 0 chooses the mode, the rest is the input:

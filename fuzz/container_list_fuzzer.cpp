@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The daemon's container list (GET /containers/json), which the sweep reads to decide what to
 // remove: it never throws, refuses what it cannot read whole, and every container it does report
 // has the name and run label the DOM sees (so the sweep's ownership test sees the same names).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Operator CSVs, careless or odd. Byte 0 picks the requested features among a, b, c (in an order
 // the bits decide) and whether "id" (or, with byte 1's high bit, "a") is the ID column; byte 1 the
 // chunk size. Properties: reading in chunks gives exactly what reading the whole buffer gives; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The daemon's /info answer. A tampered or odd daemon is input too: no crash, no exception, and
 // a refusal always says what was wrong.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Encode, read back, compare bit for bit. Byte 0 picks the column count (1..8), the chunk size and
 // (high bit) a byte limit just below the exact size; the rest is read as raw doubles. Non-finite
 // values and a document over the limit must be refused with nothing written.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A failed property aborts, so both libFuzzer and the replay main report the input.
 #pragma once
 

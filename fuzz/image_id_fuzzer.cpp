@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --runtime-image as an operator might mistype it. Accepted exactly when it is "sha256:" plus 64
 // lowercase hex digits, and then kept byte for byte.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The daemon's image inspection: the volume check must never be fooled into "no volumes" by a
 // shape it does not understand; it either reads the answer or refuses it.
 #include <cstdint>

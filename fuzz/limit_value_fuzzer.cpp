@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Limit values as the CLI receives them (--seconds, --memory-mb, and every other field for API
 // callers). Byte 0 picks the field. Accepted exactly when the text is the canonical decimal form
 // of a value within the field's bounds.

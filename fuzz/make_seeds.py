@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the hand-made seed inputs into corpus/<target>/<sha1 of content>.
 
 Seeds cover every accepting path and every rejection code of each input; campaigns (ci/fuzz)

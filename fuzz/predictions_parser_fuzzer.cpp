@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The script's stdout is the most hostile input the tool reads. Byte 0 picks the task type (bit 0)
 // and whether an output cap below the size is tried first (bit 1),
 // byte 1 the expected row count (high bit: whatever count the oracle finds, so that accepting

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A `.sandbox.json` as `plb-sandbox verify` and the batch report read it: edited or forged, it is
 // hostile input. Properties: a refusal hands out a message, points inside the input and names a
 // field for every field-level error; an accepted record is one the tool could have written (every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replays inputs through a fuzz target when no fuzzing engine is linked, so every target builds
 // and its corpus runs as a test in every normal build. Arguments are files or directories; each
 // must exist and give at least one input, so a deleted or emptied corpus fails instead of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Headers others vendor print nothing, never end the process and hold no mutable global state.
 # A line that does any of these fails the test and is printed.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An independent, deliberately simple strict JSON reader (RFC 8259), used only as the fuzzing
 // oracle for the predictions parser. It shares no code with Boost.JSON: recursive descent, objects
 // kept as lists of keys and values (so duplicates stay visible), numbers kept as their text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Everything the plb-sandbox core offers, for vendors who want one include.
 #pragma once
 

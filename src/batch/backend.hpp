@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A batch backend: where a batch's lines run. Every backend leaves the same files (the signed
 // records, the summary) through run_line, so a summary does not say which one ran it.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one table of batch backends. A new backend adds its factory's declaration and one row.
 #include "batch/backend.hpp"
 #include "support/failure.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `plb-sandbox batch`: many sandbox-score runs from one JSON Lines manifest, on this host
 // (batch_local.cpp) or as a Slurm job array (batch_slurm.cpp). Every run is exactly a
 // sandbox-score run; the batch adds a plan, per-line records, resume and a summary.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "batch/batch_claims.hpp"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Claims: how Slurm workers share a batch's lines without running one twice. A worker that takes a
 // line creates `slurm/claims/<id>` in the output directory, atomically and exclusively: it writes
 // the claim whole to a dot-named temporary and link(2)s it to the line's name, which fails with

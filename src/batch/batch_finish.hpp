@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a batch does once its lines reached their verdicts (or it was stopped): `--verify N`
 // re-runs N of its successful lines through verify (verify.hpp) and writes batch-verify.csv, and
 // the report (batch-report.html) is written unless `--no-report`.

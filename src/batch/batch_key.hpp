@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The key that binds a batch's records to this host's runs: every record carries an HMAC-SHA256
 // over its own bytes, and a success record also carries the digests of its CSV and provenance,
 // so resume keeps a line's results only when a run of this tool, holding this key, wrote them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One line of a batch: where it starts (resume), how it runs and what it leaves (its record).
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where and when a batch ran, as its summary and report show it.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batch's plan: the manifest read within its bounds, parsed by the core's strict parser, and
 // every line resolved against the command line's defaults and checked like a sandbox-score request.
 #include <filesystem>

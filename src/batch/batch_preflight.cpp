@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A batch's one preflight, shared by every backend that runs lines on a host: the local backend
 // before its first run, and each queued backend's worker on its node.
 #include <map>

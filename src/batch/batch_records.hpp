@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Each line's record (`<id>.result.json`) and the request fingerprint that decides whether earlier
 // outputs belong to a line. A record is written whole and renamed into place, and it ends with an
 // HMAC-SHA256, under the host's batch key (batch_key.hpp), over every byte before it; a success

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `batch-report.html`: the operator's view of a round, one self-contained file. It is rendered by
 // a pure function from values the tool checked when it read them (batch_report_load.cpp): numbers,
 // enum names, manifest IDs, digests and the tool's own messages. Nothing the script printed is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The report page: header, charts, the table of lines and the verified lines. Every value goes
 // through html_escape; the style and the sorting/paging script are constants of this file.
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `plb-sandbox report DIR` and the end of a batch do: read the batch's summary, each success's
 // provenance and batch-verify.csv through the directory's descriptor (regular files of the tool's
 // user only, never through a link), check every value, and write batch-report.html (0600, through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The report's values, each checked as it is read from the batch's summary and provenance files:
 // a value that is not one the tool writes refuses the whole report, naming the file, row and field.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The report's pictures: inline SVG, drawn from the rows' figures alone, readable without script.
 // Past report_chart_bars lines the per-line charts aggregate consecutive lines into one bar each.
 #include <algorithm>

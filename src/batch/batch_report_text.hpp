@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small text helpers of the report's renderers: concatenation without temporaries (GCC 12's
 // -Wrestrict false positive, PR 105651, trips on "lit" + std::string in Release) and numbers.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // batch-verify.csv both ways, and the report read from and written into the batch's directory.
 #include <fcntl.h>
 #include <unistd.h>

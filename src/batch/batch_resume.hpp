@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Resume: what a line's files in the output directory say before it runs. A line's earlier results
 // are kept only when a record this host's key verifies (batch_records.hpp) vouches for them: its
 // CSV and provenance must have the digests the record holds and match the line's request. Files a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batch's summary, `batch-summary.csv` and `batch-summary.json`, replaced atomically as lines
 // finish. Every field is rendered from a validated value, whatever a line's outcome holds: states
 // from the tool's own list, exit statuses 0-255, digests as 64 lowercase hex digits (else empty),

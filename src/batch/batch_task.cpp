@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --index I: one line of a batch as one process runs it on its node, whatever scheduled it (today a
 // Slurm array task): a local run with this host's own preflight, under resume's decision.
 #include "batch/batch_task.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --index I: one manifest line run by a task of a queued backend (batch_task.cpp says how).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Slurm worker (`batch ... --worker`, what each task of the submitter's array runs): one
 // preflight and one gVisor proof for the worker, then up to --jobs runs at once, each on a line it
 // claims (batch_claims.hpp) from the lines the submitter listed in slurm/lines, until no line is

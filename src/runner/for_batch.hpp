@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the batch library needs of the runner beyond plb/sandbox/runner.hpp, in one deliberately
 // named header: a batch makes one preflight and one sweep for many runs, then runs each line with
 // that preflight, and checks each line's request under the manifest's field names. None of this

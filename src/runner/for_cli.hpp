@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What plb-sandbox's own command line needs of the runner beyond plb/sandbox/runner.hpp, in one
 // deliberately named header: the commands an operator runs on the host itself (doctor, sweep,
 // explain, the deadline warden's service) rather than to score. They print the runner's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // plb::sandbox::score and score_in_memory: the runner API over the runner's units. Every failure
 // becomes a result with the verdict's exit code and one clean line; nothing escapes as an exception.
 #include "plb/sandbox/runner.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the docker client's process gets from the tool: a clean descriptor table, its own process
 // group and default signal handling (child_setup, a Boost.Process initializer); and what the
 // tool's thread does meanwhile about SIGPIPE (sigpipe_blocked).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files inside a directory the tool opened once (O_NOFOLLOW) and checked, always reached relative
 // to its descriptor (fstatat, openat, renameat, unlinkat), as the run directory is: once the
 // directory is checked, a path swapped above it or a symlink inside it cannot redirect a read or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the top of a run throws (support/problem.hpp: below it, calls return results): a
 // `failure` ends the run with a verdict and one line for the operator, built only from the tool's
 // own words, operator input and daemon facts, never from anything the script printed; an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tool's file helpers, so every unit opens, reads and writes files the same way.
 //
 // Operator-named files (--model, --data, the docker CLI config) are opened with O_PATH first and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every message the tool prints is exactly one line of printable ASCII: bytes that came from files
 // or flags (CSV header names, paths) could otherwise paint a forged line on the operator's
 // terminal with ESC, CR, BEL or LF. Anything outside 0x20-0x7e becomes \xNN, and a backslash

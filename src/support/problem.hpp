@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one error idiom of the compiled layers: a call that can fail in a way its caller handles
 // returns boost::system::result<T, E>, with one error type per layer, and only the top of a run
 // throws (failure.hpp: a verdict and a line for the operator). The layers' error types:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A vendor's program: uses every public header through the plb::sandbox target alone.
 #include <plb/sandbox.hpp>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/consumer/run.sh MODE SOURCE WORK: builds and runs a vendor's consumer project the way a
 # vendor would (MODE add_subdirectory, or find_package after `cmake --install` to a prefix), or,
 # with MODE runner, a program that scores a real script through the installed runner library.

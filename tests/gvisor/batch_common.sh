@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the batch tests: the tool, the image, a scratch directory on storage a Slurm task
 # could share (never /tmp: the Slurm engine refuses local-only directories), and checks.
 set -euo pipefail

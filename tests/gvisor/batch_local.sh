@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `plb-sandbox batch` on this host, against the real daemon and runsc: one case per property.
 #   batch_local.sh TOOL CASE EXAMPLES_DIR
 source "$(dirname "${BASH_SOURCE[0]}")/batch_common.sh"

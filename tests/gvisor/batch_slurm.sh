@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `plb-sandbox batch --engine slurm` on the single-node cluster ci/setup-slurm stands up: every
 # array task is a real sandbox-score run on the node. One case per property.
 #   batch_slurm.sh TOOL CASE EXAMPLES_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `plb-sandbox batch --engine slurm` workers on the two-node cluster `ci/setup-slurm --nodes 2
 # --max-array-size 4` stands up on this host (n1 and n2, one slurmd -N each). One case per property.
 #   batch_slurm_nodes.sh TOOL CASE EXAMPLES_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # call_budget.sh TOOL CASE EXAMPLES_DIR: what one successful run costs outside the sandbox, counted
 # rather than timed (timings are noise on these machines): every process the tool execs and every
 # Docker Engine request made by the tool and by its docker client, from an strace of a real gVisor

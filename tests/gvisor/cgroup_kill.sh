@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the tests that kill a whole cgroup at once, as Slurm's proctrack/cgroup, a systemd
 # stop or a lost node do: freeze it (no process can react or fork), SIGKILL every process in it,
 # thaw it. cgroup v1's freezer controller or cgroup v2's cgroup.freeze, whichever the host has.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """count_calls.py TRACE BUDGET RUNTIME --lines=N: counts what one traced run (or a batch of N
 lines run with --jobs 1) cost outside the sandbox against the tool's call budget
 (src/runner/engine/call_budget.hpp, as `explain --json` prints it under "call_budget"), prints

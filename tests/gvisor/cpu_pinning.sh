@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The host-wide CPU allocator with real sandboxes: one more sandbox-score process than this host
 # has CPUs, at once, each a 1-CPU run of ~3 s. Never more sandboxes run than CPUs, those running
 # at the same time have disjoint --cpuset-cpus, the extra run waits for a CPU and still succeeds,

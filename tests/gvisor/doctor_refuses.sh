@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # doctor_refuses.sh TOOL CASE: rewrites the runsc entry in daemon.json into one the tool must
 # refuse, reloads dockerd (SIGHUP reloads runtimes), checks that `doctor` fails with the reason and
 # the fix, and puts the operator's file back byte for byte on every way out.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kill_everything.sh TOOL STAGE EXAMPLES_DIR: runs sandbox-score in a cgroup of its own and, at
 # STAGE, SIGKILLs every process in that cgroup at the same instant (freeze, kill, thaw: what Slurm's
 # proctrack/cgroup, a systemd stop or a lost node do), so the tool, its reaper and the docker client

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Opens a batch report in headless Chromium (started here, DevTools over --remote-debugging-pipe:
 no port, no websocket) and checks what an operator sees:
   report_cdp.py CHROMIUM REPORT.html SUMMARY.json SCREENSHOT.png

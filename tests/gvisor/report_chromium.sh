@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The report of a real batch (the example manifest, plus scripts whose stdout and stderr carry
 # markup and a marker, and one that times out) in headless
 # Chromium, started here: a row per line, verdict counts equal to the summary's, sorting, paging,

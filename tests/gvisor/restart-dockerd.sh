@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Restarts dockerd the way ci/setup-host started it, and waits until it answers again.
 set -euo pipefail
 if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then

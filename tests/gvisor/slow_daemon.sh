@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A loaded daemon is not a lost one: dockerd is frozen (SIGSTOP) for 5 s while a script runs, so
 # every ping of the watchdog times out, and the daemon answers again before the deadline after
 # which it counts as lost. The script's own end decides: success, not a retryable runtime_failed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Proves the host really runs gVisor: the kernel release a runsc container sees is gVisor's own,
 # not the host's (a runtime merely *named* runsc could point at runc).
 set -euo pipefail

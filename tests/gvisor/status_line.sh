@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On a terminal, a run longer than a second shows one updating status line on stderr, and clears
 # it before the tool's own last line. Uses script(1) for the terminal.
 set -euo pipefail

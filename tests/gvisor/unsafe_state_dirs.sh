@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # unsafe_state_dirs.sh TOOL EXAMPLES_DIR: each state directory made writable by others (and the
 # cache replaced by a symlink) must make both sandbox-score and doctor refuse the host (exit 3)
 # with the directory and the fix named. Every mode and path is put back on every way out.

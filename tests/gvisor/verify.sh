@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `plb-sandbox verify` against the real daemon and runsc: one case per outcome.
 #   verify.sh TOOL CASE EXAMPLES_DIR
 # A run is scored once with sandbox-score, then verified: reproduced, differs (a script that reads

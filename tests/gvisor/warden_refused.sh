@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # warden_refused.sh TOOL EXAMPLES_DIR: with the deadline warden not answering (SIGSTOPped: it is
 # alive but answers nothing, the way a hung service looks), doctor and sandbox-score refuse the
 # host (exit 3) naming the warden and the fix, and start no container. The warden is resumed on

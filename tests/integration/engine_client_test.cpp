@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The typed Engine client against the real daemon, one row per call: what each answers for an
 // object that exists and for one that does not. A new Engine call adds its row here.
 #include <gtest/gtest.h>

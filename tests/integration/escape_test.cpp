@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adversarial scripts against the real sandbox. Each script attempts one thing; if the attempt
 // works it prints valid predictions (the run would then succeed and the test fail), and if the
 // control holds it exits 42. So every case asserts, from outside, that the attack failed *and*

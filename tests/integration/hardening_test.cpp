@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The guarantees that must hold when the tool dies or its inputs are hostile (SECURITY.md, "When
 // the tool itself is attacked"): the sandbox's life is bounded without the tool, every signal
 // stops the whole command cleanly, the sweep touches only the tool's own runs, liveness holds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared set-up for the real-gVisor tests: a private directory per test, the reviewed image's ID,
 // helpers to write a script and data and score them, and the check every test ends with: no
 // container with the tool's label is left on the host.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sandbox-score end to end on the real host: real Docker Engine, real runsc.
 #include <sys/stat.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the real plb-sandbox binary as a child process for the integration tests: its stdout and
 // stderr land in files, its environment is exactly what the test gives it.
 #pragma once

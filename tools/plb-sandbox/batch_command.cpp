@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `plb-sandbox batch`: the flags to a plan, the plan to an engine, and what the operator sees: one
 // progress line on a terminal, one line per finished run with --verbose, and a closing line.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batch command as main calls it.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flags of what a batch does at its end (batch_finish.hpp): --no-report and --verify.
 #pragma once
 

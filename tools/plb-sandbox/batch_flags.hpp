@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batch command's flags, parsed by CLI11 into a batch_config and the engine's options.
 #pragma once
 

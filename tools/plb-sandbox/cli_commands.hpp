@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line's commands other than sandbox-score, and what they print. Each returns the
 // process's exit code or throws failure / interrupted like a run.
 #pragma once

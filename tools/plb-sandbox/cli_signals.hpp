@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line's signal handling, for the whole command: every signal that would end the
 // tool and that it can catch is blocked from the first line of main (children inherit the mask and
 // the docker client unblocks it again) and taken by one thread with sigwait, which only records a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // plb-sandbox: scores an untrusted Python inference script inside gVisor. The commands are thin:
 // sandbox-score is the runner API (plb/sandbox/runner.hpp) behind flags. Each verdict class
 // leaves through one exit code and one line on stderr (see verdict.hpp).

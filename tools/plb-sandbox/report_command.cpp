@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The report and verify commands: flags, and one line per fact on the way out (never the script's
 // output: every text is the tool's own, through one_line).
 #include <unistd.h>

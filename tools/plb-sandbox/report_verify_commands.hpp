@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `plb-sandbox report DIR` and `plb-sandbox verify PROVENANCE`: their flags and what they print.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "score_flags.hpp"
 
 #include "support/failure.hpp"

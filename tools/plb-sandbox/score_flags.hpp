@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sandbox-score flags, exactly the spec's plus --id-column, parsed by CLI11 into the runner's
 // request; request_check.hpp then checks every value, naming the flag.
 #pragma once

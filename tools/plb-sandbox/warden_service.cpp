@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The warden's service loop (see warden.hpp): one pass over the daemon a period on the main
 // thread, the status line answered on another, so a slow daemon never makes the warden look dead
 // to a preflight (the status then shows the pass's age instead).

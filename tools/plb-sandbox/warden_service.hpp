@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `plb-sandbox warden`: the host service around the runner's warden logic (runner/host/warden.hpp
 // decides what is overdue and how a status line reads; this file runs the passes and answers).
 #pragma once

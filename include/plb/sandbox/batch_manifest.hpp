@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batch manifests: JSON Lines, one scoring run per line, as `plb-sandbox batch` reads them.
 //
 //   {"id": "team-07", "model": "subs/07.py", "model_sha256": "<64 hex>", "seconds": 20}

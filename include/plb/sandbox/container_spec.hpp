@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Forwarding header, kept for one release: the container spec is now the sandbox policy
 // (sandbox_policy.hpp). New code includes that header and uses its names.
 #pragma once

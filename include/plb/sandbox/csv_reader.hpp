@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 4180 reader that extracts the requested feature columns (in the order requested) and an
 // optional ID column from an operator's CSV. Input arrives in chunks through feed(); only the
 // selected cells are ever buffered, so memory grows with the selected values, not with the file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SHA-256 digests over OpenSSL's EVP interface: parsing an operator's hex digest, hashing a bounded
 // buffer or a stream of chunks, and comparing in constant time.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Encodes the feature matrix as the script's stdin document, {"features":[[...],...]}.
 //
 // Each value is written as the shortest text that reads back to the same double (std::to_chars),

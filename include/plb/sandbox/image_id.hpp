@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Image IDs: the runtime image is named only by its immutable local ID, "sha256:" + 64 lowercase
 // hex digits, as `docker image inspect --format '{{.Id}}'` prints it. Tags, repository digests and
 // registry references are mutable or remote, so each is refused with its own reason.

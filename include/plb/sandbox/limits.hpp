@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SandboxLimits: every resource bound of one sandboxed run, with its unit, default, bounds and the
 // reason for them. This is the only place that knows bounds and defaults; everything else asks it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strict parser for the script's stdout: exactly {"predictions":[n, ...]} with one finite number per
 // input row, and only JSON whitespace around it. Everything the script prints is hostile, so each
 // deviation has its own code and the byte offset where it was found, and nothing of the text is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The record behind <output>.sandbox.json: what ran, on what, under which limits, with what
 // outcome. Every field comes from the operator, the daemon or the tool; the type has no field that
 // could hold bytes from the script, so the rendered JSON can never carry them.

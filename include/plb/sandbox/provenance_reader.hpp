@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading a `.sandbox.json` back: the strict inverse of provenance.hpp's render_json, for
 // `plb-sandbox verify` and the batch report. The file is local and was written by the tool, but it
 // can have been edited or forged, so it is read like any hostile input: at most 1 MiB, one JSON

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runner: one call that does everything `plb-sandbox sandbox-score` does (preflight, script
 // snapshot, input, the gVisor run under its watchdog and reaper, cleanup, verdict, outputs), for
 // programs that embed the executor instead of shelling out to it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sandbox policy: the one place that decides what the sandbox looks like.
 //
 // In the manner of sandbox2's PolicyBuilder, a builder collects the few values a caller may choose

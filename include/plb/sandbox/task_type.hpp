@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kind of prediction a script returns, which decides how its values are checked.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The outcome classes of one run. Each becomes one documented exit code and one line of text
 // at the tool's edge; neither ever carries bytes the script produced.
 #pragma once

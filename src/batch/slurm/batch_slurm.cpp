@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "batch/slurm/batch_slurm.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Slurm engine: W worker tasks (sbatch --array=0-<W-1>), each running `plb-sandbox batch ...
 // --worker` on its node (batch_worker.hpp): one preflight, then lines claimed one at a time from
 // the lines that need a run (slurm/lines), --jobs at once. The submitter waits, polling squeue and

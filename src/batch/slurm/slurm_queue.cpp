@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "batch/slurm/slurm_queue.hpp"
 
 #include <chrono>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Waiting on a submitted job array: squeue says what is still queued or running, the tasks'
 // records say what each line came to. Slurm's accounting may be off (sacct is not needed).
 #pragma once

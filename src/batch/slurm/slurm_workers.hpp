@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The submitter's side of the Slurm workers: how many to submit, and what to do about workers that
 // die holding lines or cannot run at all.
 #pragma once

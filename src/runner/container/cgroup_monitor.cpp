@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runner/container/cgroup_monitor.hpp"
 
 #include "support/file_io.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Samples a running container's cgroup: the evidence for "memory exhausted" and "host PID limit
 // reached" (gVisor's exit status says neither reliably) and the usage the provenance reports.
 // The cgroup disappears when the container stops, so it is sampled while the container runs.

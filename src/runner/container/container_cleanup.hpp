@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Waiting for the daemon, inspecting and removing the one container a run created, by its unique
 // name, as failures the run can report. Removal is confirmed by the daemon no longer knowing the
 // name, under its own deadline: a removal that cannot be confirmed is a cleanup failure, never a

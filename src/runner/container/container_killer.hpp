@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kills a container by name from its own thread until stopped.
 #pragma once
 

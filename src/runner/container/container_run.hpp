@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One way to run a container to completion, for the scoring run and the preflight's gVisor probe
 // alike: a reaper armed before anything starts, the watchdog run, inspection while the container
 // still exists, and removal confirmed by the daemon on every way out (exceptions included).

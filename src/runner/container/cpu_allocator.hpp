@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host-wide CPU allocator: concurrent runs on one host never share a CPU, whichever process
 // started them (separate `batch` workers, Slurm nodes on one host, `sandbox-score` calls). Each CPU
 // is ten slots of 100 millicores, each a lock file in /var/lib/plb-sandbox/cpus/ (`<cpu>.<slot>`)

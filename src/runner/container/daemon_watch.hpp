@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether the Docker daemon is lost, from the pings the watchdog makes while a container runs.
 // One unanswered ping is a busy daemon, not a lost one: on a loaded host a 2 s ping can time out
 // while the container runs on undisturbed, and calling that "lost" turned finished runs into

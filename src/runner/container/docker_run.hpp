@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs one `docker run` client under Boost.Process with the sandbox's watchdog:
 //   - stdin gets the features document; a script that never reads it neither hangs nor kills us;
 //   - stdout and stderr are drained together under one byte cap; stderr is discarded unread and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reaper: a detached process outside the sandbox that ends one container whatever happens to
 // the tool. The tool's own watchdog is the normal path; the reaper bounds the sandbox's life when
 // the tool cannot: killed by SIGKILL, crashed, or stopped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reaper's few system calls, each async-signal-safe once its inputs exist: the reaper is
 // forked from a threaded process and allocates nothing after fork. Private to reaper.cpp (and
 // reaper_calls.cpp): the Engine requests here are raw on purpose, since the typed client

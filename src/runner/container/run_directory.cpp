@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runner/container/run_directory.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A run's private directory, /var/lib/plb-sandbox/runs/<run id> (0700, root's). It holds the
 // script snapshot, the docker client's empty configuration and the run's lock, and is removed when
 // the run ends.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Removes what runs whose tool process died (SIGKILL, a crash, power loss) left behind: their
 // containers and their run directories. A container is the tool's only if all three hold:
 //   - its name is exactly plb-sandbox-<run id>, a 32-hex run ID;

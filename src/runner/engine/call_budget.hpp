@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one successful sandbox-score run may cost outside the sandbox, in one place: the programs
 // the tool execs and the Docker Engine requests made by the tool (its threads and its reaper) and
 // by the docker client it starts, one row per call with the reason for it. A batch pays the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Docker Engine API as this tool uses it: one typed call per need, each returning
 // boost::system::result<T, engine_error>. Request paths, query strings, URL encoding and status
 // codes live here and nowhere else; the answers are read by engine_json.hpp (bounded, fuzzed).

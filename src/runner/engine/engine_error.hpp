@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine layer's one error type (support/problem.hpp lists each layer's): every way a call to
 // the Docker Engine fails, from the transport, the typed client and the answers' parsers alike.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the Docker Engine API answers the preflight relies on. The daemon is trusted, but an odd
 // or tampered answer is still input: every field is checked for presence and type, and a missing
 // one is reported by name rather than guessed.

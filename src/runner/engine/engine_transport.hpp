@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Docker Engine API's transport: HTTP over the local unix socket, the only daemon this tool
 // talks to. Only docker_engine.hpp (the typed client) builds requests; tests use this directly to
 // read raw answers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small entries in the tool's cache directory (state_dirs.hpp's cache_dir), one file per key in a
 // subdirectory of its own: the gVisor proof and the runsc identity. An entry is only as
 // trustworthy as the directories it was read from, so both levels are checked (root's, writable

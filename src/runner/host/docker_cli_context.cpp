@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runner/host/docker_cli_context.hpp"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `doctor`: the host checks an operator reads before a round, with the probe when possible.
 #include "runner/for_cli.hpp"
 #include "runner/container/run_directory.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The proof that the runtime named runsc is gVisor: a probe container with every control, whose
 // trusted interpreter prints the kernel release it sees. Under gVisor that is gVisor's own, never
 // the host's. A proof is cached under /var/cache/plb-sandbox/gvisor-proof, keyed on everything that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host checks' shared parts (private to host_checks*.cpp): what a check may need and
 // provide, the context every check reads and fills, and the two slices of the table.
 #pragma once

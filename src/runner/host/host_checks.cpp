@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host checks as one table, run in order: each row names its requirement, what must have
 // passed before it (a row whose needs are missing is skipped, saying which), what passing it
 // establishes, and the function that checks. The rows live beside their functions, in two slices

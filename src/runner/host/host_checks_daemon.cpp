@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host checks about the machine and its daemon (the table is in host_checks.cpp).
 #include <sys/stat.h>
 #include <unistd.h>

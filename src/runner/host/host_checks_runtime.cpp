@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host checks about the runsc runtime and the reviewed image (the table is in host_checks.cpp).
 #include <unistd.h>
 

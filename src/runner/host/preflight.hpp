@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host preflight, before anything runs: safe state directories, the local daemon only, a Linux
 // daemon, the runsc runtime registered, current and on systrap, proven to be gVisor, the resource
 // controllers the limits need, and the runtime image present locally (never pulled) with no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the daemon's runsc is: its release (from `runsc --version`) and the gVisor platform the
 // daemon's runtime arguments select. Pure functions, unit-tested, besides the ones that run or
 // read the binary.

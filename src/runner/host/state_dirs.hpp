@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tool's state directories. Everything a run trusts passes through them (the script snapshot
 // that becomes the container's only mount, the gVisor proof cache), so each must be a real
 // directory (not a symlink), owned by root and writable by nobody else: otherwise another local

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The warden's pure parts (which containers are overdue, its status line) and the client's ping.
 #include "runner/host/warden.hpp"
 

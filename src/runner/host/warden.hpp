@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The warden: the host service that bounds every sandbox when no process of the tool is left.
 //
 // The tool's watchdog (docker_run) and its reaper (reaper.hpp) are the fast paths, but both are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runner/score/explain.hpp"
 
 #include "runner/engine/call_budget.hpp"

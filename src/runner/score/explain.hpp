@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `explain`: everything a sandbox-score with these flags would do, checked as far as it can be
 // without starting anything (the script digest, the data, the limits, the host, with the gVisor
 // proof only from the cache), and the exact docker argv. Rendered as text for people and as JSON

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The in-memory API's request as the run's score_request: the same checks as check_request (one
 // set of rules, under the in-memory fields' names), plus the matrix's own: its shape, finite
 // values and size within limits.input_values. The first problem is a failure(usage_error), or

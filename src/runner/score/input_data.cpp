@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runner/score/input_data.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the operator's CSV through the core's reader in chunks, hashing the bytes as they pass, so
 // only the selected values are ever held. Problems become failure(input_refused) naming the file,
 // row, column and column name.

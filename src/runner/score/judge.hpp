@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The verdict of a finished sandbox run: a pure function of what was observed (the watchdog's
 // outcome, the container's inspected state, whether cleanup was confirmed) and the limits. Only
 // numbers and the tool's own words reach a message. Unit-tested case by case

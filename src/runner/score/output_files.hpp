@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The run's results: the predictions CSV and its provenance. Both paths must be fresh (neither a
 // file nor a symlink there), both files are created exclusively with mode 0600 and published only
 // once both are complete: a failed run leaves nothing, and nothing is ever overwritten.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A run's inputs before any host is involved: the script verified against its reviewed digest,
 // the features read (from the CSV, or the in-memory API's matrix) and encoded within their limit.
 #include "plb/sandbox/features_encoder.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One check of a scoring request, for the command line and the runner API alike: the same rules,
 // with each field named as its caller knows it (a flag, or a field of scoring_request). The first
 // problem is a failure(usage_error); nothing has run yet.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runner/score/run_id.hpp"
 
 #include <sys/random.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fresh run IDs: 128 random bits as 32 lowercase hex digits, from the kernel's CSPRNG, so that
 // container names and snapshot directories cannot be predicted or collide across parallel runs.
 #pragma once

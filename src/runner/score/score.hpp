@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sandbox-score end to end: preflight, snapshot, input, run, cleanup, verdict, outputs; and the
 // same preparation for `explain`, which stops before anything runs.
 #pragma once

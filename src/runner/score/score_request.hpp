@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scoring request once every value has been checked and parsed (request_check.hpp makes one
 // from the runner API's scoring_request, whatever its caller).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The script snapshot: one bounded read of the operator's file, its SHA-256 compared in constant
 // time with the digest the operator reviewed, and a fresh private copy (0400, owned by the sandbox
 // user, in the run's 0700 directory) that becomes the container's only mount. The host never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `plb-sandbox verify PROVENANCE`: re-runs one scored run from its `.sandbox.json`. The provenance
 // is read strictly (provenance_reader.hpp: a forged or edited one is refused, never trusted
 // further), then the model, the data and the image it names must still have the recorded digests

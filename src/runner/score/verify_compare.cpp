@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two predictions CSVs, row by row: both are local files, so comparing them discloses nothing.
 #include <algorithm>
 #include <charconv>

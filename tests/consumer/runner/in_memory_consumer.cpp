@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scorer that keeps its features in memory, embedding the executor through the installed runner
 // library: score_in_memory scores a real script in gVisor from a row-major matrix and returns the
 // predictions in row order with the usage and provenance; a limit outside its bounds and a stop

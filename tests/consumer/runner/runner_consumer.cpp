@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program that embeds the executor through the installed runner library: it scores a real
 // script in gVisor with limits the command line cannot set, and checks that a limit outside its
 // bounds and a stop request are honoured before anything runs, and that progress is reported

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slurm workers' claims without a cluster: the claim and report formats, exclusive link-based
 // claims between racing threads, the hand-back of a dead worker's line only after its sandbox's
 // deadline, the line list, W, and what a line no worker ran becomes.

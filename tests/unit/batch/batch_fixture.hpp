@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scratch output directory for the batch unit tests (0700, this user's, like a real one), a
 // manifest writer, and a batch key of its own in DIR/.key: the tests never touch the host's key.
 #pragma once

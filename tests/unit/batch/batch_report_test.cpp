@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batch report: every value escaped, every state shown and counted, nothing loaded from
 // outside the file, empty, partial, interrupted and 10,000-line rounds, and the file written
 // 0600 without replacing anything that is not the tool's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a batch trusts in its output directory, on real files: only a directory of its own user
 // that nobody else can write, only records its key verifies, only regular files of its user
 // (never through a symlink), a junk file failing its own line alone, a key file that is root's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batch's logic without a daemon: the plan's messages, resume decisions on real files in a
 // scratch directory, fingerprints, the summary, and Slurm's array and resource options.
 #include <fcntl.h>

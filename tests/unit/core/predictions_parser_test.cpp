@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "plb/sandbox/predictions_parser.hpp"
 
 #include <gtest/gtest.h>

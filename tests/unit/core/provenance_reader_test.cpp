@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "plb/sandbox/provenance_reader.hpp"
 
 #include <gtest/gtest.h>

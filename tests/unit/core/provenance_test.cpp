@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "plb/sandbox/provenance.hpp"
 
 #include <gtest/gtest.h>

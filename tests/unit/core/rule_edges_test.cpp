@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Each check of the core at its exact edge, in a test that names the rule. Written for the
 // mutation table (ci/mutants.toml): every one of these failed under a mutant that the other unit
 // tests let through (or that only the fuzz corpus replays caught).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "plb/sandbox/sandbox_policy.hpp"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "plb/sandbox/verdict.hpp"
 #include "plb/sandbox/task_type.hpp"
 

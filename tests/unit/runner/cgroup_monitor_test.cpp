@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cgroup monitor reads v1 and v2 layouts, for both Docker cgroup drivers, from a directory
 // laid out like /sys/fs/cgroup: each case is the files a container's cgroup holds and the usage
 // they must give.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host-wide CPU allocator on a scratch lock directory: disjoint whole CPUs, fractions sharing
 // only with fractions, locks freed with the lease and with a SIGKILLed holder, waiting and stopping.
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Engine answers the tool parses itself: URL encoding of its queries, the container list.
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The verdict decision as a table: every verdict a finished run can get, including the ones no
 // script can cause (cleanup_failed, internal_error), from the observations alone.
 #include "runner/score/judge.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The predictions CSV the tool publishes: row numbers or verbatim IDs, shortest round-trip numbers.
 
 #include <gtest/gtest.h>

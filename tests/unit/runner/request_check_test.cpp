@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The request checks, as a table: each bad field of a request is a usage error naming it.
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runsc identity cache against a stand-in runtime binary that counts its own runs: a second
 // identification runs nothing, and anything that could change the answer (the file's content or
 // metadata, the runtime arguments, a tampered entry) runs the binary again. Uses the real cache

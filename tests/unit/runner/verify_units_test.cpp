@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // verify's pure parts: comparing predictions files, choosing a fresh path, choosing the lines
 // `batch --verify` re-runs, and its exit codes.
 #include <gtest/gtest.h>

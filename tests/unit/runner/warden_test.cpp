@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The warden's decisions on CPUs alone: which listed containers are overdue, and its status line
 // both ways (the real service is driven by tests/gvisor/kill_everything.sh).
 #include "runner/host/warden.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every message is one line of printable ASCII, whatever bytes went into it.
 
 #include <gtest/gtest.h>

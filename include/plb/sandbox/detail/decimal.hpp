@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Correctly rounded decimal-to-double conversion shared by the CSV reader and the predictions
 // parser. std::from_chars (libstdc++ 12 and later) rounds correctly; Boost.JSON 1.81's own
 // conversion does not, and strtod depends on the C locale.

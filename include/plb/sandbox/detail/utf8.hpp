@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // UTF-8 encoding of one code point, for parsers that decode JSON \u escapes (the batch manifest;
 // the fuzz oracle's strict JSON reader).
 #pragma once
