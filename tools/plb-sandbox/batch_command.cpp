@@ -107,8 +107,8 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
     std::cerr << "plb-sandbox: submitted Slurm job " << job << std::endl;
   };
 
-  const batch::backend* backend = batch::find_backend(flags.engine);
-  if (!backend) fail(sandbox::verdict::usage_error, "--engine " + flags.engine + ": no such backend");
+  const batch::backend* backend = batch::find_backend(flags.backend);
+  if (!backend) fail(sandbox::verdict::usage_error, "--engine " + flags.backend + ": no such backend");
   batch::backend_options options;
   options.jobs = flags.jobs;
   options.workers = flags.workers;

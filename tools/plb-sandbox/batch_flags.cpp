@@ -50,7 +50,7 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
                       ->check(CLI::Range(1u, 1024u));
   std::vector<std::string> names;
   for (const batch::backend* b : batch::backends()) names.emplace_back(b->name());
-  c.add_option("--engine", f.engine, "where the lines run: " + join(names, ", ") + " (the first is the default)")
+  c.add_option("--engine", f.backend, "where the lines run: " + join(names, ", ") + " (the first is the default)")
       ->check(CLI::IsMember(names));
   f.retry_option =
       c.add_option("--retry-failed", f.retry,
@@ -95,14 +95,14 @@ batch_config batch_config_from(const batch_flags& f) {
   c.defaults.memory_mib = optional_limit("--memory-mb", sandbox::limit_field::memory_mib, f.memory_mb, f.memory_option);
   if (f.retry_option && f.retry_option->count() > 0)
     c.retry = f.retry == "all" ? retry_policy::all_failures : retry_policy::host_failures;
-  const batch::backend* backend = batch::find_backend(f.engine);
-  if (!backend) fail(verdict::usage_error, "--engine " + f.engine + ": no such backend");
+  const batch::backend* backend = batch::find_backend(f.backend);
+  if (!backend) fail(verdict::usage_error, "--engine " + f.backend + ": no such backend");
   const bool queued = backend->queued();
   if (!queued && (f.no_wait || f.collect || !f.partition.empty() || !f.account.empty() || !f.sbatch_options.empty()))
     fail(verdict::usage_error,
          "--no-wait, --collect, --partition, --account and --sbatch-option need a queued "
          "--engine (slurm); " +
-             f.engine + " runs the lines itself");
+             f.backend + " runs the lines itself");
   if (f.index && (queued || f.collect))
     fail(verdict::usage_error, "--index runs one line here: it is what a Slurm task runs, not a way to submit");
   if (f.worker && (queued || f.collect || f.index))

@@ -29,7 +29,8 @@ using batch::plan_batch;
 using batch::retry_policy;
 
 struct batch_flags {
-  std::string manifest, output_dir, engine = "local", retry;
+  std::string manifest, output_dir, retry;
+  std::string backend = "local";  // --engine: the batch backend that runs the lines (batch/backend.hpp)
   std::string runtime_image, data, task_type, id_column, seconds, memory_mb;
   std::vector<std::string> features;
   unsigned jobs = 0;

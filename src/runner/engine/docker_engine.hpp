@@ -2,8 +2,13 @@
 // The Docker Engine API as this tool uses it: one typed call per need, each returning
 // boost::system::result<T, engine_error>. Request paths, query strings, URL encoding and status
 // codes live here and nowhere else; the answers are read by engine_json.hpp (bounded, fuzzed).
-// A new Engine call is one method here and one row in tests/integration/engine_client_test.cpp
-// (run against the real daemon).
+//
+// A new Engine call is one method here (its path and the statuses it expects), one parser in
+// engine_json.hpp (returning engine_result, bounded like the others) with one seed in its fuzz
+// target's corpus (corpus/<target>/, or a new fuzz/<name>_fuzzer.cpp for a new shape of answer),
+// and, if a run makes it, its row in call_budget.hpp (gvisor.call_budget counts every request).
+// The one other writer of requests is the reaper (container/reaper_calls.cpp): after fork it may
+// make only async-signal-safe calls, so it speaks HTTP on a raw socket instead of through here.
 #pragma once
 
 #include <chrono>

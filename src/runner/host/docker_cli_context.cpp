@@ -11,14 +11,14 @@
 
 namespace plb::runner {
 
-cli_context current_cli_context() {
+docker_cli_context current_docker_cli_context() {
   constexpr std::size_t max_config_bytes = std::size_t{64} * 1024;
   const char* dir = std::getenv("DOCKER_CONFIG");
   const char* home = std::getenv("HOME");
   const std::string config = dir    ? std::string(dir) + "/config.json"
                              : home ? std::string(home) + "/.docker/config.json"
                                     : "";
-  cli_context c;
+  docker_cli_context c;
   struct stat st {};
   if (config.empty() || ::lstat(config.c_str(), &st) != 0) return c;
   const auto text = read_small_file(config, max_config_bytes);

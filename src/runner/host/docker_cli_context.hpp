@@ -9,11 +9,11 @@
 
 namespace plb::runner {
 
-struct cli_context {
+struct docker_cli_context {
   std::string name;     // empty: none set
   std::string problem;  // set when the configuration exists but cannot be read safely
 };
 
-cli_context current_cli_context();
+docker_cli_context current_docker_cli_context();
 
 }  // namespace plb::runner

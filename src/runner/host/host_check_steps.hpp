@@ -26,6 +26,14 @@ enum need : unsigned {
   image_present = 1u << 5,  // ... and is present locally
 };
 
+// What a skipped row says when one of its needs is missing, one line per bit, first match wins:
+// a new prerequisite is its bit above and its line here.
+inline constexpr std::pair<unsigned, const char*> missing_need_reasons[] = {
+    {image_given, "give --runtime-image"},   {socket, "needs the daemon socket"},
+    {daemon, "needs a daemon that answers"}, {runsc_entry, "needs the runsc runtime"},
+    {runsc_ok, "needs a supported runsc"},   {image_present, "needs the image"},
+};
+
 // The questions asked of the daemon and the warden besides /info, started together by the check
 // that asks for /info (once the local checks have passed): their round trips then overlap with
 // /info's (7-30 ms of dockerd's time) instead of adding up, and the checks read the answers in

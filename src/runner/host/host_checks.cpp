@@ -2,7 +2,9 @@
 // The host checks as one table, run in order: each row names its requirement, what must have
 // passed before it (a row whose needs are missing is skipped, saying which), what passing it
 // establishes, and the function that checks. The rows live beside their functions, in two slices
-// (host_checks_daemon.cpp, host_checks_runtime.cpp): a new check is one function and one row.
+// (host_checks_daemon.cpp, host_checks_runtime.cpp): a new check is one function and one row (the
+// slices are spans, sized by their rows); a new prerequisite is also one `need` bit and its line in
+// missing_need_reasons (host_check_steps.hpp).
 #include <sys/utsname.h>
 
 #include <span>
@@ -15,12 +17,9 @@ namespace {
 using namespace checks;
 
 const char* missing_reason(unsigned missing) {
-  if (missing & image_given) return "give --runtime-image";
-  if (missing & socket) return "needs the daemon socket";
-  if (missing & daemon) return "needs a daemon that answers";
-  if (missing & runsc_entry) return "needs the runsc runtime";
-  if (missing & runsc_ok) return "needs a supported runsc";
-  return "needs the image";
+  for (const auto& [bit, reason] : missing_need_reasons)
+    if (missing & bit) return reason;
+  return "needs an earlier check";  // a bit without its line: missing_need_reasons is incomplete
 }
 
 }  // namespace

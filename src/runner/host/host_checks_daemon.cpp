@@ -27,7 +27,7 @@ host_result<std::string> local_daemon_only(check_context&) {
   if (const char* x = std::getenv("DOCKER_CONTEXT"); x && *x && std::string(x) != "default")
     return refusal{std::string("DOCKER_CONTEXT is set to ") + x + ", but plb-sandbox only uses the local daemon",
                    "unset DOCKER_CONTEXT"};
-  const cli_context ctx = current_cli_context();
+  const docker_cli_context ctx = current_docker_cli_context();
   if (!ctx.problem.empty()) return refusal{ctx.problem, "fix or remove it (plb-sandbox reads only its currentContext)"};
   if (!ctx.name.empty() && ctx.name != "default")
     return refusal{"the docker CLI's current context is " + ctx.name + ", but plb-sandbox only uses the local daemon",

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../temp_dir.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -27,9 +29,8 @@ inline const std::string image = "sha256:" + std::string(64, 'b');
 class BatchDir : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "plb-batch-test-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = test::make_temp_dir("plb-batch-test");
+    ASSERT_FALSE(dir_.empty());
     ASSERT_EQ(::mkdir((dir_ + "/.key").c_str(), 0700), 0);
     write("in.csv", "a,b\n1,2\n");
   }

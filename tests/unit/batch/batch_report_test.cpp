@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../temp_dir.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -261,9 +263,8 @@ TEST(BatchReport, VerifyCsvRoundTripsAndRefusesWhatItDoesNotWrite) {
 class ReportDir : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "plb-report-test-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = test::make_temp_dir("plb-report-test");
+    ASSERT_FALSE(dir_.empty());
     std::vector<line_outcome> o(1);
     o[0].state = "script_failed", o[0].exit_code = 8, o[0].message = hostile;
     const summary_header h{"/m.jsonl", digest, dir_, "local", "", {}, {}};

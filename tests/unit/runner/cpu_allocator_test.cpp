@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../temp_dir.hpp"
+
 #include <filesystem>
 #include <thread>
 
@@ -19,9 +21,8 @@ namespace {
 class CpuAllocator : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "plb-cpus-test-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = test::make_temp_dir("plb-cpus-test");
+    ASSERT_FALSE(dir_.empty());
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   cpu_allocator allocator(std::vector<unsigned> cpus) const {
