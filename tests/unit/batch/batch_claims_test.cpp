@@ -59,8 +59,11 @@ TEST_F(ClaimDir, OneWorkerWinsEachLineAmongRacingThreads) {
   std::vector<std::thread> racers;
   for (int t = 0; t < 8; ++t)
     racers.emplace_back([&, t] {
-      for (int line = 0; line < 50; ++line)
-        if (claims.try_claim("l" + std::to_string(line), {std::to_string(t) + "_0", "n1", 1})) ++wins;
+      for (int line = 0; line < 50; ++line) {
+        std::string id(1, 'l');  // appended, not "l" + ...: GCC 12's -Wrestrict false positive (PR 105651)
+        id.append(std::to_string(line));
+        if (claims.try_claim(id, {std::to_string(t) + "_0", "n1", 1})) ++wins;
+      }
     });
   for (auto& r : racers) r.join();
   EXPECT_EQ(wins.load(), 50) << "every line claimed exactly once";
