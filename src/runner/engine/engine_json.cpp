@@ -192,27 +192,30 @@ template <class T>
 engine_result<T> as_result(std::optional<T>&& parsed, const std::string& problem) noexcept try {
   if (!parsed) return engine_error{engine_error::kind::bad_reply, 0, problem};
   return std::move(*parsed);
-} catch (...) {  // the problem's copy failed to allocate
-  return engine_error{};
+} catch (...) {  // the problem's copy failed to allocate: still a refused reply, not a lost daemon
+  return engine_error{engine_error::kind::bad_reply, 0, {}};
+}
+
+template <class Parse>
+auto parsed(Parse parse, std::string_view text) noexcept {
+  std::string problem;
+  auto value = parse(text, problem);
+  return as_result(std::move(value), problem);
 }
 
 }  // namespace
 
 engine_result<daemon_info> parse_daemon_info(std::string_view text) noexcept {
-  std::string problem;
-  return as_result(parse_daemon_info_or(text, problem), problem);
+  return parsed(parse_daemon_info_or, text);
 }
 engine_result<image_facts> parse_image_inspect(std::string_view text) noexcept {
-  std::string problem;
-  return as_result(parse_image_inspect_or(text, problem), problem);
+  return parsed(parse_image_inspect_or, text);
 }
 engine_result<container_state> parse_container_inspect(std::string_view text) noexcept {
-  std::string problem;
-  return as_result(parse_container_inspect_or(text, problem), problem);
+  return parsed(parse_container_inspect_or, text);
 }
 engine_result<std::vector<labelled_container>> parse_container_list(std::string_view text) noexcept {
-  std::string problem;
-  return as_result(parse_container_list_or(text, problem), problem);
+  return parsed(parse_container_list_or, text);
 }
 
 }  // namespace plb::runner

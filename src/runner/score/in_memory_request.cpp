@@ -11,10 +11,14 @@ namespace {
 
 using sandbox::verdict;
 
-std::string limit_field_name(sandbox::limit_field f) { return "limits." + std::string(sandbox::info(f).name); }
-
+// The runner API's names (the limits' included), with the in-memory request's own fields.
 field_names in_memory_field_names() noexcept {
-  return {"script_path", "script_sha256", "runtime_image", "feature_names", "id_column", "-", "-", &limit_field_name};
+  field_names names = api_field_names();
+  names.model = "script_path";
+  names.model_sha256 = "script_sha256";
+  names.feature = "feature_names";
+  names.output = names.provenance = "-";  // nothing is published
+  return names;
 }
 
 // The table the run reads instead of a CSV: the matrix copied once, its columns named.
