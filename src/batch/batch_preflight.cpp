@@ -14,12 +14,11 @@ std::map<std::string, host_facts> preflight_once(const batch_plan& plan, const s
   std::map<std::string, host_facts> hosts;
   if (lines.empty()) return hosts;
   const docker_engine engine;
-  const run_directory dir(new_run_id());
   for (const std::size_t i : lines) {
     const auto& r = plan.items[i].request;
     if (hosts.count(r.runtime_image)) continue;
     const auto image = sandbox::parse_image_id(r.runtime_image);  // checked by the plan
-    hosts.emplace(r.runtime_image, preflight(engine, *image.id, r.limits, dir.docker_config_dir(), cancel));
+    hosts.emplace(r.runtime_image, preflight(engine, *image.id, r.limits, cancel));
   }
   cancel.check();
   sweep_orphans(engine);

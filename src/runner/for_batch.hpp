@@ -8,14 +8,12 @@
 // ci/check-layering holds that src/batch reaches the runner through this header only.
 #pragma once
 
-#include "runner/container/run_directory.hpp"
 #include "runner/container/sweep.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "runner/host/preflight.hpp"
 #include "runner/host/state_dirs.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/request_check.hpp"
-#include "runner/score/run_id.hpp"
 #include "runner/score/score.hpp"
 #include "runner/score/verify.hpp"
 
@@ -28,12 +26,10 @@ using runner::docker_engine;      // the batch's own preflight and sweep talk to
 using runner::field_names;        // how a rejected request field is named (the manifest's names)
 using runner::fresh_verify_path;  // batch --verify: each re-run's fresh path, the same rule as verify's
 using runner::host_facts;         // one preflight's answer, shared by the lines on that image
-using runner::new_run_id;
-using runner::open_state_dir;   // the batch key lives in the tool's state directory
-using runner::preflight;        // once per image per batch
-using runner::run_directory;    // the preflight's probe needs one
-using runner::run_hooks;        // a line's run, with the batch's preflight
-using runner::score_to_result;  // a line's run to its verdict, every failure caught
+using runner::open_state_dir;     // the batch key lives in the tool's state directory
+using runner::preflight;          // once per image per batch
+using runner::run_hooks;          // a line's run, with the batch's preflight
+using runner::score_to_result;    // a line's run to its verdict, every failure caught
 using runner::state_dir;
 using runner::sweep_orphans;  // once before the first line
 using runner::verify_mismatch_table;

@@ -32,7 +32,7 @@ runtime=$(/usr/bin/docker info --format '{{json .Runtimes}}' | jq -r '.runsc.pat
   | jq -e .call_budget >"$work/budget.json" || fail "explain --json prints no call_budget"
 traced() {  # TRACE COMMAND...: runs COMMAND under strace, writing TRACE
   local out=$1; shift
-  strace -f -Y -yy -tt -q -s 300 -e trace=execve,connect,write,sendto,sendmsg -e signal=none -o "$out" "$@"
+  strace -f -Y -yy -tt -q -s 300 -e trace=execve,connect,write,sendto,sendmsg,prctl -e signal=none -o "$out" "$@"
 }
 
 case $case_name in

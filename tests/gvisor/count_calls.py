@@ -8,10 +8,13 @@ not grow with the run) is missing: a budget that no longer describes the run, or
 stopped seeing the calls, must not pass.
 
 TRACE comes from `strace -f -Y -yy -tt -q -s 300 -e trace=execve,connect,write,sendto,sendmsg
--e signal=none`: -Y names each process (the docker client is "docker", the tool and its reaper
-"plb-sandbox..."), -yy names each socket's inode, so a request is an HTTP request line written to
-a socket that was connected to the daemon's. The docker client's life (its execve to its exit)
-splits the tool's requests into preflight, run and cleanup; each line of a batch is one client.
+-e signal=none` plus prctl: -Y names each process (the docker client is "docker", the tool and its
+reaper "plb-sandbox..."), -yy names each socket's inode, so a request is an HTTP request line
+written to a socket that was connected to the daemon's or to a run's engine gate (the tool's relay
+splices the client's bytes through unchanged, so the client's requests are counted where it writes
+them, once). The client is launched before the preflight, held at its gate; the gate's relay thread
+names itself (prctl PR_SET_NAME "plb-engine-gate") as it opens, and that opening to the client's
+exit splits the tool's requests into preflight, run and cleanup; each line of a batch is one client.
 """
 import json
 import math
@@ -20,6 +23,8 @@ import sys
 from collections import Counter
 
 DOCKER_SOCKET = "/var/run/docker.sock"
+GATE_SOCKET = re.compile(r"^/var/lib/plb-sandbox/runs/[0-9a-f]{32}/docker-config/engine\.sock$")
+GATE_OPENS = re.compile(r'^prctl\(PR_SET_NAME, "plb-engine-gate"')
 LINE = re.compile(r"^(\d+)<([^>]*)> (\d\d):(\d\d):(\d\d\.\d+) (.*)$")
 CONNECT = re.compile(r'^connect\(\d+<UNIX-STREAM:\[(\d+)\]>, \{sa_family=AF_UNIX, sun_path="([^"]*)"')
 SEND = re.compile(r'^(?:write|sendto|sendmsg)\(\d+<UNIX-STREAM:\[(\d+)(?:->\d+)?\]>, (?:\{msg_name=.*?iov_base=)?"([A-Z]+) (/[^ "]*) HTTP/1\.1')
@@ -36,14 +41,15 @@ def template_regex(path):
 
 
 class Client:
-    def __init__(self, pid, start, name):
-        self.pid, self.start, self.name = pid, start, name
+    def __init__(self, pid, launched, name):
+        self.pid, self.launched, self.name = pid, launched, name
+        self.start = None  # when its gate opened: its run phase begins there
         self.end = None
         self.created = None  # when it sent its create request
 
 
 def parse(trace_path, api_prefix):
-    execs, requests, clients, docker_inodes = [], [], [], set()
+    execs, requests, clients, docker_inodes, openings = [], [], [], set(), []
     pending_exec, exits = {}, {}
     for raw in open(trace_path, encoding="utf-8", errors="replace"):
         m = LINE.match(raw.rstrip("\n"))
@@ -69,9 +75,12 @@ def parse(trace_path, api_prefix):
             elif re.search(r"\) = 0$", rest):
                 execs.append(entry)
             continue
+        if GATE_OPENS.match(rest):
+            openings.append(t)
+            continue
         c = CONNECT.match(rest)
         if c:
-            if c.group(2) == DOCKER_SOCKET:
+            if c.group(2) == DOCKER_SOCKET or GATE_SOCKET.match(c.group(2)):
                 docker_inodes.add(c.group(1))
             continue
         s = SEND.match(rest)
@@ -85,7 +94,11 @@ def parse(trace_path, api_prefix):
             name = next((a.split("=", 1)[1] for a in argv if a.startswith("--name=")), "")
             clients.append(Client(pid, t, name))
             clients[-1].end = exits.get(pid)
-    clients.sort(key=lambda c: c.start)
+    clients.sort(key=lambda c: c.launched)
+    for t in sorted(openings):  # each opening belongs to the latest client launched before it
+        owner = [c for c in clients if c.launched <= t]
+        if owner and owner[-1].start is None:
+            owner[-1].start = t
     return execs, requests, clients
 
 
@@ -93,7 +106,7 @@ def where(t, comm, target, clients):
     """(line index or None for the batch's preflight, phase) of one request."""
     if comm == "docker":
         for i, c in enumerate(clients):
-            if c.start <= t <= (c.end or math.inf):
+            if c.launched <= t <= (c.end or math.inf):
                 return i, "run"
         return None, "unattributed"
     for i, c in enumerate(clients):
@@ -131,6 +144,10 @@ def check(trace_path, budget, runtime, expected_lines):
     problems, lines = [], []
     if len(clients) != expected_lines:
         problems.append(f"{len(clients)} docker client(s) for {expected_lines} run(s)")
+    for c in clients:
+        if c.start is None:  # no opening seen: the phases cannot be told apart
+            problems.append(f"no engine gate opened for the client of {c.name or c.pid}")
+            c.start = c.launched
     rows = {}
     for r in budget["engine"]:
         rows.setdefault((r["who"], r["phase"], r["method"], r["path"]), []).append(r)

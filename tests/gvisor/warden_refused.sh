@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # warden_refused.sh TOOL EXAMPLES_DIR: with the deadline warden not answering (SIGSTOPped: it is
 # alive but answers nothing, the way a hung service looks), doctor and sandbox-score refuse the
-# host (exit 3) naming the warden and the fix, and start no container. The warden is resumed on
-# every way out, and checked to answer again before PASS.
+# host (exit 3) naming the warden and the fix, and start no container. sandbox-score's docker
+# client is launched before the preflight, held at its engine gate: the daemon's event log must
+# show no container created at all (not merely none left), so a client that reached the daemon
+# before the refusal fails this test. The warden is resumed on every way out, and checked to
+# answer again before PASS.
 set -euo pipefail
 tool=$1
 examples=$2
@@ -17,6 +20,7 @@ trap 'kill -CONT "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 before=$(docker ps -aq --filter label=plb-sandbox.run | sort)
 kill -STOP "$pid"
 
+since=$(date +%s)
 set +e
 doctor=$("$tool" doctor 2>&1); doctor_rc=$?
 model=$examples/model.py
@@ -33,6 +37,10 @@ grep -q 'fix: start it: systemctl enable --now plb-sandbox-warden' <<<"$doctor" 
 grep -q 'host_refused: .*warden' <<<"$score" || fail "sandbox-score did not name the warden"
 [ ! -e "$work/out.csv" ] || fail "an output was written"
 [ "$(docker ps -aq --filter label=plb-sandbox.run | sort)" = "$before" ] || fail "a container was created while the warden did not answer"
+sleep 1  # the event log's --until is in whole seconds
+created=$(docker events --since "$since" --until "$(date +%s)" --filter type=container --filter event=create \
+  --filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}}')
+[ -z "$created" ] || fail "the daemon created $created while the warden did not answer: the client passed its gate"
 
 kill -CONT "$pid"
 trap 'rm -rf "$work"' EXIT

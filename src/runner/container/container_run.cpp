@@ -10,7 +10,8 @@ container_run::container_run(const docker_engine& engine, std::string name, std:
 
 container_run::~container_run() {
   if (removed_) return;
-  if (!launched_) {  // no client was ever given the name, so no container can carry it
+  if (!launched_) {  // no client ever reached the daemon, so no container can carry the name
+    client_.reset();
     reaper_.release();
     return;
   }
@@ -21,12 +22,17 @@ container_run::~container_run() {
   }
 }
 
-completed_run container_run::run(docker_run_request request, cgroup_monitor& monitor) {
+void container_run::launch(docker_run_request request) {
   request.container_name = name_;
   request.watcher = &reaper_;
+  client_.emplace(request, engine_);
+}
+
+completed_run container_run::run(std::string_view stdin_data, cgroup_monitor& monitor) {
+  if (!client_) fail(sandbox::verdict::internal_error, "container_run::run before launch");
   completed_run done;
   launched_ = true;
-  done.outcome = run_docker(request, engine_, monitor);
+  done.outcome = client_->run(stdin_data, monitor);
   done.daemon_lost = done.outcome.daemon_lost;
   try {
     try {

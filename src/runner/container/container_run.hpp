@@ -29,23 +29,28 @@ class container_run {
   // name is known.
   container_run(const docker_engine& engine, std::string name, std::chrono::milliseconds wall);
   // Removes the container if run() did not get that far (best effort: the first error stands);
-  // before run(), only releases the reaper: nothing can have been created under the name.
+  // before run(), only kills a launched client and releases the reaper: the gate never opened, so
+  // nothing can have been created under the name.
   ~container_run();
   container_run(const container_run&) = delete;
   container_run& operator=(const container_run&) = delete;
 
   const std::string& name() const noexcept { return name_; }
 
-  // Runs `request` (its container name must be name()), inspects and removes the container. A
-  // removal that cannot be confirmed is recorded in cleanup_problem, for the judge.
-  completed_run run(docker_run_request request, cgroup_monitor& monitor);
+  // Launches the docker client for `request` (its container name is set to name()), held at its
+  // engine gate: call it before the preflight, whose time the client's start-up then overlaps.
+  void launch(docker_run_request request);
+  // Runs the launched client with `stdin_data`, inspects and removes the container. A removal that
+  // cannot be confirmed is recorded in cleanup_problem, for the judge.
+  completed_run run(std::string_view stdin_data, cgroup_monitor& monitor);
 
  private:
   const docker_engine& engine_;
   std::string name_;
   reaper reaper_;
+  std::optional<docker_client> client_;  // after the reaper: killed before the reaper is released
   bool removed_ = false;
-  bool launched_ = false;  // run() was called: a docker client may have created the container
+  bool launched_ = false;  // run() was called: the gate opened, so the client may have created it
 };
 
 }  // namespace plb::runner

@@ -1,21 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runner/container/docker_run.hpp"
 
-#include <fcntl.h>
-#include <linux/close_range.h>
-#include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
-#include <cstdio>
-#include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 #include <boost/asio.hpp>
 #include <boost/process/v2.hpp>
@@ -24,10 +14,10 @@
 #include "support/child_process.hpp"
 #include "runner/container/container_killer.hpp"
 #include "runner/container/daemon_watch.hpp"
+#include "runner/container/engine_gate.hpp"
 #include "support/failure.hpp"
 
 namespace plb::runner {
-namespace {
 
 namespace asio = boost::asio;
 namespace bp = boost::process::v2;
@@ -35,40 +25,31 @@ using clock = std::chrono::steady_clock;
 
 class watchdog_run {
  public:
-  watchdog_run(const docker_run_request& r, const docker_engine& e, cgroup_monitor& m)
+  watchdog_run(const docker_run_request& r, const docker_engine& e)
       : request_(r),
         sampling_engine_(e.socket_path(), std::chrono::seconds(2)),
-        monitor_(m),
+        gate_(engine_gate_path(r.private_config_dir), e.socket_path()),
         deadline_(ctx_),
         sampler_(ctx_),
         stdin_(ctx_),
         stdout_(ctx_),
         stderr_(ctx_),
-        killer_(e, r.container_name) {}
+        killer_(e, r.container_name) {
+    launch();
+  }
 
-  docker_run_outcome run() {
-    std::vector<const char*> envp;
-    envp.reserve(request_.environment.size() + 1);
-    for (const auto& v : request_.environment) envp.push_back(v.c_str());
-    envp.push_back(nullptr);
-    bp::posix::default_launcher launcher;
-    launcher.env = envp.data();
-
-    // The reaper's deadline is armed before the client exists, so no moment of the client's life
-    // is outside it; the client's PID follows as soon as there is one.
+  docker_run_outcome run(std::string_view stdin_data, cgroup_monitor& monitor) {
+    monitor_ = &monitor;
+    if (!process_) return std::move(outcome_);  // start_problem says why
+    bp::basic_process<asio::io_context::executor_type>& proc = *process_;
+    // The reaper's deadline is armed before the gate opens, so no moment in which the client can
+    // reach the daemon is outside it.
     if (request_.watcher) request_.watcher->start(std::chrono::duration_cast<std::chrono::milliseconds>(request_.wall));
     start_ = clock::now();
-    bp::error_code ec;
-    auto proc = launcher(ctx_, ec, bp::filesystem::path(docker_binary), request_.arguments,
-                         bp::process_stdio{stdin_, stdout_, stderr_}, child_setup{});
-    if (ec) {
-      outcome_.start_problem = "cannot start " + std::string(docker_binary) + ": " + ec.message();
-      return std::move(outcome_);
-    }
-    process_ = &proc;
-    if (request_.watcher) request_.watcher->watch_client(proc.id());
+    gate_.open(proc.id());
 
-    asio::async_write(stdin_, asio::buffer(request_.stdin_data.data(), request_.stdin_data.size()),
+    stdin_data_ = stdin_data;
+    asio::async_write(stdin_, asio::buffer(stdin_data_.data(), stdin_data_.size()),
                       [this](bp::error_code, std::size_t) {
                         bp::error_code ignore;
                         stdin_.close(ignore);  // EOF for the script; EPIPE when it never read
@@ -85,6 +66,7 @@ class watchdog_run {
     schedule_sample();
     proc.async_wait([this](bp::error_code, int) { client_done(); });
     ctx_.run();
+    gate_.close();
     killer_.stop();
     // A reaper that died while this process was stopped was never sampled: the run still rested on
     // this process alone.
@@ -102,12 +84,34 @@ class watchdog_run {
     // the deadline's handler (a tool that was stopped and resumed sees both at once).
     if (outcome_.elapsed >= request_.wall && !outcome_.output_cap_exceeded && !outcome_.interrupted_by)
       outcome_.timed_out = true;
-    monitor_.sample();
-    outcome_.usage = monitor_.usage();
+    monitor_->sample();
+    outcome_.usage = monitor_->usage();
     return std::move(outcome_);
   }
 
  private:
+  // The client starts with the gate closed (engine_gate.hpp): it loads while the caller's
+  // preflight runs, and reaches the daemon only from run() on. The reaper knows its PID at once:
+  // should this process die now, the reaper ends a client that could have asked nothing.
+  void launch() {
+    const std::vector<std::string> environment = docker_client_environment(request_.private_config_dir);
+    std::vector<const char*> envp;
+    envp.reserve(environment.size() + 1);
+    for (const auto& v : environment) envp.push_back(v.c_str());
+    envp.push_back(nullptr);
+    bp::posix::default_launcher launcher;
+    launcher.env = envp.data();
+    bp::error_code ec;
+    auto proc = launcher(ctx_, ec, bp::filesystem::path(docker_binary), request_.arguments,
+                         bp::process_stdio{stdin_, stdout_, stderr_}, child_setup{});
+    if (ec) {
+      outcome_.start_problem = "cannot start " + std::string(docker_binary) + ": " + ec.message();
+      return;
+    }
+    process_.emplace(std::move(proc));
+    if (request_.watcher) request_.watcher->watch_client(process_->id());
+  }
+
   void read(asio::readable_pipe& pipe, bool keep) {
     pipe.async_read_some(asio::buffer(buffer(keep)), [this, &pipe, keep](bp::error_code e, std::size_t n) {
       if (n) take(keep, n);
@@ -157,15 +161,15 @@ class watchdog_run {
       outcome_.reaper_lost = true;
       kill_container();
     }
-    if (!monitor_.attached()) {
+    if (!monitor_->attached()) {
       if (const auto st = sampling_engine_.inspect_container(request_.container_name); st && *st) {
         outcome_.container_id = (*st)->id;
-        monitor_.attach((*st)->id);
+        monitor_->attach((*st)->id);
       }
     }
     if (daemon_.due(++samples_) && daemon_.lost(sampling_engine_.ping().has_value(), clock::now()))
       outcome_.daemon_lost = true;  // no answer for daemon_watch's whole deadline, not one slow ping
-    monitor_.sample();
+    monitor_->sample();
     report_progress();
     schedule_sample();
     // A client still alive five seconds after the kill began is killed itself.
@@ -196,9 +200,11 @@ class watchdog_run {
     request_.on_progress(p);
   }
 
-  const docker_run_request& request_;
+  const docker_run_request request_;
   const docker_engine sampling_engine_;
-  cgroup_monitor& monitor_;
+  cgroup_monitor* monitor_ = nullptr;
+  engine_gate gate_;
+  std::string_view stdin_data_;
   unsigned samples_ = 0;
   daemon_watch daemon_;
   asio::io_context ctx_;
@@ -206,7 +212,9 @@ class watchdog_run {
   asio::writable_pipe stdin_;
   asio::readable_pipe stdout_, stderr_;
   std::array<char, 65536> out_buffer_{}, err_buffer_{};
-  bp::basic_process<asio::io_context::executor_type>* process_ = nullptr;
+  // After the context and the pipes, so it goes before them: a client never run is killed and
+  // reaped there (Boost.Process's destructor). It never reached the daemon.
+  std::optional<bp::basic_process<asio::io_context::executor_type>> process_;
   clock::time_point start_;
   std::optional<clock::time_point> first_kill_;
   bool client_exited_ = false;
@@ -214,18 +222,20 @@ class watchdog_run {
   container_killer killer_;
 };
 
-}  // namespace
+docker_client::docker_client(const docker_run_request& request, const docker_engine& engine)
+    : run_(std::make_unique<watchdog_run>(request, engine)) {}
 
-docker_run_outcome run_docker(const docker_run_request& request, const docker_engine& engine, cgroup_monitor& monitor) {
+docker_client::~docker_client() = default;
+
+docker_run_outcome docker_client::run(std::string_view stdin_data, cgroup_monitor& monitor) {
   const sigpipe_blocked quiet;
-  auto run = std::make_unique<watchdog_run>(request, engine, monitor);
-  return run->run();
+  return run_->run(stdin_data, monitor);
 }
 
 std::vector<std::string> docker_client_environment(const std::string& private_config_dir) {
   return {
       "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
-      std::string("DOCKER_HOST=unix://") + docker_socket,
+      "DOCKER_HOST=unix://" + engine_gate_path(private_config_dir),
       "DOCKER_CONFIG=" + private_config_dir,
       "DOCKER_CLI_HINTS=false",
       "LANG=C",

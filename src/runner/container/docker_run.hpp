@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs one `docker run` client under Boost.Process with the sandbox's watchdog:
+//   - it is launched first, held at its engine gate (engine_gate.hpp) while the caller's preflight
+//     runs, and reaches the daemon only from run() on; the wall time counts from there;
 //   - stdin gets the features document; a script that never reads it neither hangs nor kills us;
 //   - stdout and stderr are drained together under one byte cap; stderr is discarded unread and
 //     stdout is kept only up to the cap, then discarded too while the client keeps being drained
@@ -14,6 +16,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,10 +34,9 @@ inline constexpr const char* docker_binary = "/usr/bin/docker";
 struct docker_run_request {
   std::vector<std::string> arguments;  // from the sandbox policy: "run", ...
   std::string container_name;
-  std::string_view stdin_data;
   std::chrono::milliseconds wall{std::chrono::seconds(sandbox::SandboxLimits{}.wall_seconds)};
   std::size_t output_cap_bytes = sandbox::bytes(sandbox::SandboxLimits{}.output_mib);
-  std::vector<std::string> environment;                               // "NAME=value", the client's whole environment
+  std::string private_config_dir;  // the client's DOCKER_CONFIG, root's and 0700; its engine gate listens there
   std::function<void(const sandbox::scoring_progress&)> on_progress;  // every 200 ms; may be empty
   const cancellation* cancel = nullptr;                               // polled while the container runs
   reaper* watcher = nullptr;                                          // told the client's PID and the wall time
@@ -57,7 +59,26 @@ struct docker_run_outcome {
   cgroup_usage usage;
 };
 
-docker_run_outcome run_docker(const docker_run_request& request, const docker_engine& engine, cgroup_monitor& monitor);
+class watchdog_run;
+
+// One docker client: launched by the constructor with its gate closed, run to its end by run().
+// A client destroyed before run() is killed and reaped; it never reached the daemon.
+class docker_client {
+ public:
+  // Throws failure(internal_error) when the gate cannot listen; a client that cannot be started
+  // is reported by run() (start_problem).
+  docker_client(const docker_run_request& request, const docker_engine& engine);
+  ~docker_client();
+  docker_client(const docker_client&) = delete;
+  docker_client& operator=(const docker_client&) = delete;
+
+  // Opens the gate, writes `stdin_data` (which must live until run() returns) and watches the run.
+  // Once only.
+  docker_run_outcome run(std::string_view stdin_data, cgroup_monitor& monitor);
+
+ private:
+  std::unique_ptr<watchdog_run> run_;
+};
 
 // The docker client's environment: nothing of the operator's, only what points it at the local
 // daemon with an empty private configuration (no contexts, plugins or credential helpers).

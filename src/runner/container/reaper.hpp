@@ -6,8 +6,9 @@
 //   - It is forked when the run's container name is known, before the inputs are read (so the
 //     copy-on-write image it keeps is small), and detaches at once: its own session (no terminal
 //     signal reaches it), reparented to init, every descriptor closed but its pipe from the tool.
-//   - start(wall) arms its deadline: wall + reaper_grace from just before the docker client is
-//     launched. Past it, with the tool still alive but not done, it kills the container (and
+//   - start(wall) arms its deadline: wall + reaper_grace from just before the docker client's
+//     engine gate opens (engine_gate.hpp: before that the client can reach nothing). Past it,
+//     with the tool still alive but not done, it kills the container (and
 //     leaves it for the tool to inspect and remove), retrying until the daemon confirms the kill.
 //   - When the pipe closes without release() (the tool died), it kills the docker client through
 //     a pidfd (no PID-reuse race) so nothing can start the container again, then removes the
@@ -45,7 +46,7 @@ class reaper {
   reaper(const reaper&) = delete;
   reaper& operator=(const reaper&) = delete;
 
-  void start(std::chrono::milliseconds wall) noexcept;  // the client is about to be launched
+  void start(std::chrono::milliseconds wall) noexcept;  // the client's gate is about to open
   void watch_client(pid_t client) noexcept;             // the docker client's PID
   void release() noexcept;                              // the container is removed
   bool alive() const noexcept;                          // false once the reaper process is gone

@@ -5,8 +5,10 @@
 // preflight rows once (the image row once per image) and the other rows once per line.
 //
 // The guard is a count, not a clock: tests/gvisor/call_budget.sh traces a real run (strace),
-// counts every exec and every request line written to the daemon's socket, and fails on any
-// call beyond these rows or not in them. It reads the rows from `explain --json` ("call_budget"),
+// counts every exec and every request line written to the daemon's socket or to the run's engine
+// gate (the client's only way to the daemon, engine_gate.hpp: it splices the client's bytes
+// through and adds none), and fails on any call beyond these rows or not in them. The client is
+// launched during the preflight; its requests wait at the gate until the preflight has passed. It reads the rows from `explain --json` ("call_budget"),
 // which prints this table, so the numbers live here and nowhere else. The deadline warden's ping
 // (a unix socket of its own, not the Engine) is neither an exec nor an Engine request.
 #pragma once
@@ -21,15 +23,15 @@ namespace plb::runner::budget {
 inline constexpr std::chrono::milliseconds sample_period{100};
 
 enum class phase {
-  preflight,  // before the docker client starts
-  run,        // while it runs
+  preflight,  // before the docker client's engine gate opens (the client is starting up meanwhile)
+  run,        // from the gate's opening to the client's exit
   cleanup,    // after it exits
 };
 
 // Where a row's allowance beyond `count` comes from: one call per `per_samples` samples of...
 enum class window {
   none,           // nothing: the count is exact
-  run,            // ...the client's whole life
+  run,            // ...the run phase (the gate open to the client's exit)
   until_created,  // ...the time before the daemon has created the container (the client's create
                   // request, and one period for it to be answered)
 };

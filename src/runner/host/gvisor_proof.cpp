@@ -85,10 +85,11 @@ host_result<gvisor_proof> prove_gvisor(const proof_request& r) {
   req.arguments = policy.spec->docker_probe_arguments();
   req.wall = wall;
   req.output_cap_bytes = 4096;
-  req.environment = docker_client_environment(r.work_dir);
+  req.private_config_dir = probe_dir.docker_config_dir();  // its own gate: the run's is held meanwhile
   req.cancel = r.cancel;
   cgroup_monitor monitor(r.daemon.cgroup_version, r.daemon.cgroup_driver);
-  const completed_run done = container.run(req, monitor);
+  container.launch(req);
+  const completed_run done = container.run({}, monitor);
   if (done.outcome.interrupted_by) throw interrupted{done.outcome.interrupted_by};
   if (!done.cleanup_problem.empty()) fail(sandbox::verdict::cleanup_failed, done.cleanup_problem);
   if (done.outcome.reaper_lost)

@@ -32,7 +32,6 @@ struct proof_request {
   const runtime_entry& runtime;
   const sandbox::image_id& image;
   const sandbox::SandboxLimits& limits;
-  const std::string& work_dir;  // the docker client's private configuration goes here
   const std::string& host_kernel;
   const std::string& runtime_version;
   const cancellation* cancel;

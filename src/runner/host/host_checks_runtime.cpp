@@ -74,8 +74,8 @@ host_result<std::string> image_has_no_volumes(check_context& c) {
 
 host_result<std::string> runsc_is_gvisor(check_context& c) {
   host_facts& f = c.facts;
-  const proof_request r{c.what.engine,   f.daemon,      f.runtime,         *c.what.image, c.what.limits,
-                        c.what.work_dir, f.host_kernel, f.runtime_version, c.what.cancel};
+  const proof_request r{c.what.engine, f.daemon,      f.runtime,         *c.what.image,
+                        c.what.limits, f.host_kernel, f.runtime_version, c.what.cancel};
   gvisor_proof proof;
   if (auto cached = cached_proof(r)) {
     proof = *cached;

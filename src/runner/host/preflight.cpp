@@ -9,11 +9,10 @@
 namespace plb::runner {
 
 host_facts preflight(const docker_engine& engine, const sandbox::image_id& image, const sandbox::SandboxLimits& limits,
-                     const std::string& work_dir, const cancellation& cancel, labelled_list* sweep_list) {
+                     const cancellation& cancel, labelled_list* sweep_list) {
   host_facts facts;
   const std::optional<sandbox::image_id> wanted(image);
-  const auto results =
-      inspect_host({engine, wanted, limits, work_dir, &cancel, inspect_mode::preflight, sweep_list}, facts);
+  const auto results = inspect_host({engine, wanted, limits, &cancel, inspect_mode::preflight, sweep_list}, facts);
   for (const auto& r : results)
     if (r.status == check_status::fail) fail(sandbox::verdict::host_refused, r.detail + ": " + r.fix);
   return facts;

@@ -56,8 +56,7 @@ struct host_inspection {
   const docker_engine& engine;
   const std::optional<sandbox::image_id>& image;  // without one, the image checks and the proof are skipped
   const sandbox::SandboxLimits& limits;
-  const std::string& work_dir;  // where the probe's docker client keeps its private configuration
-  const cancellation* cancel;   // stops the probe; may be null
+  const cancellation* cancel;  // stops the probe; may be null
   inspect_mode mode;
   labelled_list* sweep_list = nullptr;  // if set, the daemon is asked for it with the checks' questions
 };
@@ -67,7 +66,7 @@ std::vector<check_result> inspect_host(const host_inspection& what, host_facts& 
 // sandbox-score's preflight: throws failure(host_refused) at the first failed check. With
 // `sweep_list`, the sweep's question is asked alongside the checks' (see sweep_orphans).
 host_facts preflight(const docker_engine& engine, const sandbox::image_id& image, const sandbox::SandboxLimits& limits,
-                     const std::string& work_dir, const cancellation& cancel, labelled_list* sweep_list = nullptr);
+                     const cancellation& cancel, labelled_list* sweep_list = nullptr);
 
 // The check list as doctor and explain print it: one line per check, and a fix line under a failure.
 std::vector<std::string> render_checks(const std::vector<check_result>& checks);

@@ -23,7 +23,7 @@ explanation explain(const score_request& request) {
                 {}};
   host_facts facts;
   const std::optional<sandbox::image_id> image(request.image);
-  e.checks = inspect_host({docker_engine{}, image, request.limits, runs_dir, nullptr, inspect_mode::explain}, facts);
+  e.checks = inspect_host({docker_engine{}, image, request.limits, nullptr, inspect_mode::explain}, facts);
   const std::string example_run(sandbox::policy_constants::run_id_digits, '0');
   const auto policy =
       build_policy(request, std::string(runs_dir) + "/" + example_run + "/" + snapshot_file_name, example_run);

@@ -118,32 +118,29 @@ void require_warden() {
 
 namespace {
 
-// A run's inputs read and verified, its policy, and the script's snapshot in the run directory.
+// A run's inputs read and verified, and the script's snapshot in the run directory.
 struct staged_inputs {
   prepared_inputs in;
-  sandbox::sandbox_policy spec;
   script_snapshot snapshot;
 };
 
-staged_inputs stage_inputs(const score_request& request, const run_directory& dir, const std::string& run_id,
-                           const cancellation& cancel, const std::string& cpuset) {
+// The spec was built first, so the snapshot belongs to exactly the user the sandbox runs as.
+staged_inputs stage_inputs(const score_request& request, const run_directory& dir, const cancellation& cancel,
+                           const sandbox::sandbox_policy& spec) {
   prepared_inputs in = prepare_inputs(request, &cancel);
   cancel.check();
-  // The spec is built first, so the snapshot belongs to exactly the user the sandbox runs as.
-  auto spec = build_policy(request, dir.path() + "/" + snapshot_file_name, run_id, cpuset);
   auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
   cancel.check();
-  return {std::move(in), std::move(spec), std::move(snapshot)};
+  return {std::move(in), std::move(snapshot)};
 }
 
 docker_run_request run_request(const score_request& request, const sandbox::sandbox_policy& spec,
-                               std::string_view document, const run_directory& dir, const run_hooks& hooks) {
+                               const run_directory& dir, const run_hooks& hooks) {
   docker_run_request run;
   run.arguments = spec.docker_run_arguments();
-  run.stdin_data = document;
   run.wall = std::chrono::seconds(request.limits.wall_seconds);
   run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
-  run.environment = docker_client_environment(dir.docker_config_dir());
+  run.private_config_dir = dir.docker_config_dir();
   run.on_progress = hooks.on_progress;
   run.cancel = &hooks.cancel;
   return run;
@@ -197,12 +194,15 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
                           std::chrono::seconds(request.limits.wall_seconds));
   // CPUs no other run here holds (it waits for them); the inputs are staged alongside the preflight.
   const cpu_lease cpus = host_cpu_allocator().acquire(request.limits.cpu_millicores, cancel);
+  const sandbox::sandbox_policy spec =
+      build_policy(request, dir.path() + "/" + snapshot_file_name, run_id, cpus.list());
+  // The docker client starts up (its Go runtime, flags and configuration) alongside the preflight
+  // and the staging, held at its engine gate: it reaches the daemon only in container.run().
+  container.launch(run_request(request, spec, dir, hooks));
   auto staging = std::async(hooks.host ? std::launch::deferred : std::launch::async,
-                            [&] { return stage_inputs(request, dir, run_id, cancel, cpus.list()); });
+                            [&] { return stage_inputs(request, dir, cancel, spec); });
   labelled_list listed;
-  const host_facts host =
-      hooks.host ? *hooks.host
-                 : preflight(engine, request.image, request.limits, dir.docker_config_dir(), cancel, &listed);
+  const host_facts host = hooks.host ? *hooks.host : preflight(engine, request.image, request.limits, cancel, &listed);
   if (hooks.host) require_warden();
   cancel.check();
   // What runs killed before they could clean up left behind goes before anything new starts.
@@ -213,11 +213,10 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   const prepared_inputs& in = staged.in;
   cancel.check();
 
-  const docker_run_request run = run_request(request, staged.spec, in.document, dir, hooks);
   const std::string started_at = utc_now();
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
   clock.end(&phases::start);
-  const completed_run done = container.run(run, monitor);
+  const completed_run done = container.run(in.document, monitor);
   const docker_run_outcome& out = done.outcome;
   clock.end(&phases::cleanup);  // the client's life, then the cleanup after it
   report.phases.run = out.elapsed.count();
@@ -232,7 +231,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows());
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
   sandbox::provenance_record rec =
-      provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage, staged.spec.cpuset(), hooks);
+      provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage, spec.cpuset(), hooks);
   rec.started_at = started_at;
   cancel.check();
   deliver(request, std::move(predictions), csv_text, std::move(rec), cancel, report);

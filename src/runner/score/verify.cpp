@@ -11,8 +11,6 @@
 #include "runner/score/output_files.hpp"
 #include "plb/sandbox/provenance_reader.hpp"
 #include "runner/host/preflight.hpp"
-#include "runner/container/run_directory.hpp"
-#include "runner/score/run_id.hpp"
 
 namespace plb::runner {
 namespace {
@@ -85,8 +83,7 @@ void check_host(checked& c, const cancellation& cancel) {
           "image " + c.record.runtime_image->str() + " is not on this host (an image ID names its content)");
     return;
   }
-  const run_directory dir(new_run_id());
-  const host_facts host = preflight(engine, *c.record.runtime_image, c.record.limits, dir.docker_config_dir(), cancel);
+  const host_facts host = preflight(engine, *c.record.runtime_image, c.record.limits, cancel);
   if (host.runtime_release != c.record.runtime_release || host.runtime_platform != c.record.runtime_platform)
     c.add(verify_mismatch::runtime_changed, "this host runs runsc " + host.runtime_release + " on " +
                                                 host.runtime_platform + ", the provenance records runsc " +
