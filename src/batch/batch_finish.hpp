@@ -42,6 +42,6 @@ std::string selection_text(std::size_t count, const std::string& by, std::option
 // Verify, then the report. A report that cannot be written is a warning: the batch's own
 // outcome stands. Throws interrupted when stopped during a re-run.
 void finish_batch(const batch_finish_flags& flags, const batch_config& config, const batch_plan& plan,
-                  const std::vector<line_outcome>& outcomes, bool stopped, const sandbox::stop_source& stop);
+                  const outcome_list& outcomes, bool stopped, const sandbox::stop_source& stop);
 
 }  // namespace plb::batch
