@@ -82,6 +82,8 @@ class batch_plan {
   const std::vector<std::string>& data_files() const noexcept { return data_; }
   std::size_t data_index(std::size_t i) const { return rows_.at(i).data; }
 
+  // Room for `lines` more lines holding about `text_bytes` of their own text: no growth by doubling.
+  void reserve(std::size_t lines, std::size_t text_bytes);
   // Appends the next line (its index is size() before the call).
   void add(std::size_t line, const std::string& id, const sandbox::scoring_request& request);
   // Once every line is in: drops the look-up tables add() keeps and returns unused capacity.
@@ -89,8 +91,10 @@ class batch_plan {
   // What the plan holds, in bytes (its rows, its buffer and its tables; not the look-ups add() keeps).
   std::size_t memory_bytes() const noexcept;
 
-  struct row {  // one line; every field an offset, a length or an index
-    std::uint32_t text = 0, id_bytes = 0, model_bytes = 0, sha_bytes = 0;
+  struct row {               // one line; every field an offset, a length or an index
+    std::uint32_t text = 0;  // the ID, the model file's name and the digest, back to back
+    std::uint16_t id_bytes = 0, sha_bytes = 0;
+    std::uint32_t model_bytes = 0, model_dir = 0;  // the model's directory is interned
     std::uint32_t line = 0;
     std::uint32_t image = 0, data = 0, features = 0, id_column = 0, limits = 0, output = 0;
     sandbox::task_type task = sandbox::task_type::regression;
@@ -99,8 +103,8 @@ class batch_plan {
 
  private:
   std::vector<row> rows_;
-  std::string text_;  // each row's ID, model path and model digest, back to back
-  std::vector<std::string> images_, data_, id_columns_, outputs_;
+  std::string text_;  // each row's ID, model file name and model digest, back to back
+  std::vector<std::string> images_, data_, id_columns_, outputs_, model_dirs_;
   std::vector<std::vector<std::string>> features_;
   std::vector<sandbox::SandboxLimits> limits_;
   struct lookups;

@@ -128,10 +128,14 @@ batch_plan plan_batch(const batch_config& config) {
     // First the manifest as a whole, as the core's parser checks it: every line, then the IDs.
     std::string ids;
     std::vector<std::uint32_t> ends;
+    std::size_t own_text = 0;  // about what the rows' buffer will hold: IDs, model file names, digests
     for_each_entry(config.manifest_path, text, options, [&](const sandbox::manifest_entry& e) {
       ids.append(e.id);
       ends.push_back(static_cast<std::uint32_t>(ids.size()));  // below max_bytes
+      own_text +=
+          e.id.size() + e.model.size() - std::min(e.model.size(), e.model.rfind('/') + 1) + e.model_sha256.size();
     });
+    plan.reserve(ends.size(), own_text);
     if (const std::size_t line = first_duplicate_line(ids, ends))
       fail(verdict::input_refused, "--manifest " + config.manifest_path + ": line " + std::to_string(line) + " (" +
                                        std::string(sandbox::name(sandbox::manifest_field::id)) +

@@ -15,7 +15,7 @@ namespace plb::batch {
 using sandbox::verdict;
 
 struct batch_plan::lookups {
-  std::unordered_map<std::string, std::uint32_t> images, data, id_columns, outputs, features, limits;
+  std::unordered_map<std::string, std::uint32_t> images, data, id_columns, outputs, features, limits, model_dirs;
 };
 
 namespace {
@@ -58,10 +58,23 @@ void batch_plan::add(std::size_t line_number, const std::string& item_id, const 
   lookups* seen = lookups_.get();
   row w;
   w.text = narrow(text_.size());
-  w.id_bytes = narrow(item_id.size());
-  w.model_bytes = narrow(r.model_path.size());
-  w.sha_bytes = narrow(r.model_sha256.size());
-  text_.append(item_id).append(r.model_path).append(r.model_sha256);
+  // The model's directory is shared when lines share it (a round's submissions side by side); past
+  // the first few distinct ones a line keeps its whole path, so that no directory costs more held
+  // apart than in the buffer.
+  constexpr std::size_t shared_model_dirs = 64;
+  std::size_t slash = r.model_path.rfind('/') + 1;      // 0 when there is none
+  if (model_dirs_.empty()) model_dirs_.emplace_back();  // index 0: no directory of its own
+  if (seen && !seen->model_dirs.count(r.model_path.substr(0, slash)) && model_dirs_.size() >= shared_model_dirs)
+    slash = 0;
+  if (!seen) slash = 0;
+  const std::string model_dir = r.model_path.substr(0, slash);
+  if (item_id.size() > 0xffff || r.model_sha256.size() > 0xffff)
+    fail(verdict::input_refused, "a manifest ID or model digest is too long to plan");
+  w.id_bytes = static_cast<std::uint16_t>(item_id.size());
+  w.sha_bytes = static_cast<std::uint16_t>(r.model_sha256.size());
+  w.model_bytes = narrow(r.model_path.size() - slash);
+  w.model_dir = slash == 0 ? 0 : intern(model_dirs_, &seen->model_dirs, model_dir, model_dir);
+  text_.append(item_id).append(r.model_path, slash).append(r.model_sha256);
   (void)narrow(text_.size());
   w.line = narrow(line_number);
   w.image = intern(images_, seen ? &seen->images : nullptr, r.runtime_image, r.runtime_image);
@@ -80,10 +93,16 @@ void batch_plan::add(std::size_t line_number, const std::string& item_id, const 
   rows_.push_back(w);
 }
 
+void batch_plan::reserve(std::size_t lines, std::size_t text_bytes) {
+  rows_.reserve(rows_.size() + lines);
+  text_.reserve(text_.size() + text_bytes);
+}
+
 void batch_plan::seal() {
   lookups_.reset();
-  rows_.shrink_to_fit();
-  text_.shrink_to_fit();
+  // Returned only when much is unused: each shrink copies the whole table once more.
+  if (rows_.capacity() > rows_.size() + rows_.size() / 8) rows_.shrink_to_fit();
+  if (text_.capacity() > text_.size() + text_.size() / 8) text_.shrink_to_fit();
   by_id_.resize(rows_.size());
   for (std::size_t i = 0; i < by_id_.size(); ++i) by_id_[i] = static_cast<std::uint32_t>(i);
   std::sort(by_id_.begin(), by_id_.end(), [&](std::uint32_t a, std::uint32_t b) { return id(a) < id(b); });
@@ -111,6 +130,7 @@ std::size_t batch_plan::memory_bytes() const noexcept {
   strings(data_);
   strings(id_columns_);
   strings(outputs_);
+  strings(model_dirs_);
   n += features_.capacity() * sizeof(std::vector<std::string>);
   for (const auto& f : features_) strings(f);
   n += limits_.capacity() * sizeof(sandbox::SandboxLimits);
@@ -129,7 +149,8 @@ batch_item batch_plan::item(std::size_t i) const {
   item.line = w.line;
   item.id = std::string(id(i));
   sandbox::scoring_request& r = item.request;
-  r.model_path = text_.substr(w.text + w.id_bytes, w.model_bytes);
+  r.model_path = model_dirs_[w.model_dir];
+  r.model_path.append(text_, w.text + w.id_bytes, w.model_bytes);
   r.model_sha256 = text_.substr(w.text + w.id_bytes + w.model_bytes, w.sha_bytes);
   r.runtime_image = images_[w.image];
   r.data_path = data_[w.data];
