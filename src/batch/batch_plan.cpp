@@ -85,7 +85,11 @@ void for_each_entry(const std::string& path, std::string_view text, const sandbo
   while (start < text.size()) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
     if (++line > options.max_lines) refuse({sandbox::manifest_error::too_many_lines, line, 0, start});
-    auto parsed = sandbox::parse_manifest(text.substr(start, end - start), options, one);
+    const std::string_view s = text.substr(start, end - start);
+    // A blank line alone would read as an empty manifest: it is an empty line of this one.
+    if (s.find_first_not_of(" \t\r") == std::string_view::npos)
+      refuse({sandbox::manifest_error::empty_line, line, 0, start});
+    auto parsed = sandbox::parse_manifest(s, options, one);
     if (!parsed) {
       if (parsed.line) parsed.line += line - 1;
       parsed.offset += start;

@@ -93,6 +93,28 @@ TEST_F(BatchScale, PlanRebuildsEachLineExactlyAsItWasChecked) {
   EXPECT_EQ(plan.find("d"), std::nullopt);
 }
 
+// Read a line at a time, the manifest is refused as the core's parser refuses it whole.
+TEST_F(BatchScale, PlanRefusesAsTheWholeManifestParserDoes) {
+  const auto refused = [&](const std::string& manifest) {
+    write("manifest.jsonl", manifest);
+    try {
+      (void)plan_batch(config());
+    } catch (const failure& f) {
+      return std::string(f.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string at = "--manifest " + dir_ + "/manifest.jsonl: ";
+  EXPECT_EQ(refused(line("a") + "\n" + line("b")), at + "line 2: an empty line (only the last line may be empty)");
+  EXPECT_EQ(refused(line("a") + " \t\r\n"), at + "line 2: an empty line (only the last line may be empty)");
+  EXPECT_EQ(refused(""), at + "the manifest has no lines");
+  EXPECT_EQ(refused(line("a") + line("b") + line("a") + line("b")),
+            at + "line 3 (id): the ID was already used on an earlier line");
+  // A broken line after a duplicate is what the whole-manifest parser names first.
+  EXPECT_NE(refused(line("a") + line("a") + "{\n").find("line 3, column"), std::string::npos);
+  EXPECT_EQ(refused(line("a") + line("b")), "accepted");
+}
+
 TEST(OutcomeList, KeepsARowPerLineAndEachDistinctStringOnce) {
   outcome_list list(many);
   const line_outcome failed{"input_refused", 3, std::string(200, 'm'), std::nullopt, "", "node-1", "local"};
