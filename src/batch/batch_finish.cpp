@@ -98,13 +98,15 @@ std::string selection_text(std::size_t count, const std::string& by, std::option
 }
 
 void finish_batch(const batch_finish_flags& flags, const batch_config& config, const batch_plan& plan,
-                  const outcome_list& outcomes, bool stopped, const sandbox::stop_source& stop) {
+                  const outcome_list& outcomes, bool stopped, const sandbox::stop_source& stop,
+                  const std::function<void()>& release) {
   try {
     if (flags.verify > 0 && !stopped) verify_lines(flags, config, plan, outcomes, stop);
   } catch (const interrupted&) {
     if (!flags.no_report) write_report_or_warn(config.output_dir);
     throw;
   }
+  if (release) release();
   if (!flags.no_report) write_report_or_warn(config.output_dir);
 }
 
