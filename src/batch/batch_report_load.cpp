@@ -113,10 +113,12 @@ void read_header(const json::object& doc, const summary_fields& f, report_input&
 }  // namespace
 
 report_input report_input_from(const std::string& dir, const summary_reader& read_some,
-                               std::optional<std::string_view> verify_csv, const provenance_lookup& provenance) {
+                               std::optional<std::string_view> verify_csv, const provenance_lookup& provenance,
+                               std::size_t rows_at_most) {
   const std::string file = dir + "/batch-summary.json";
   const summary_fields top(file, "");
   report_input in;
+  in.rows.reserve(rows_at_most);
   std::size_t index = 0;
   std::exception_ptr first_refusal;  // a row's, raised after the document's and the header's own
   const auto on_row = [&](json::value v) {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // batch-verify.csv both ways, and the report read from and written into the batch's directory.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -155,7 +157,13 @@ std::string write_batch_report(const std::string& dir) {
     auto text = read_own_file(fd.get(), name, owner, sandbox::max_provenance_bytes);
     return text ? std::optional<std::string>(std::move(*text)) : std::nullopt;
   };
-  const report_input input = report_input_from(dir, read_some, verify, provenance);
+  // A row of the summary is at least 200 bytes (its fourteen keys alone): room for every row it can hold.
+  struct stat st {};
+  const std::size_t rows_at_most =
+      ::fstat(summary->get(), &st) == 0
+          ? std::min<std::size_t>(static_cast<std::size_t>(st.st_size), max_summary_bytes) / 200
+          : 0;
+  const report_input input = report_input_from(dir, read_some, verify, provenance, rows_at_most);
   // Replaced when it is the tool's own file; anything else at the name stays as it is.
   if (const auto e = probe_entry(fd.get(), report_name, owner); e.kind == entry_kind::other)
     fail(sandbox::verdict::usage_error,
