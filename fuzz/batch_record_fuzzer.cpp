@@ -45,8 +45,10 @@ bool is_number(std::string_view cell) {
 
 // The summary row of `o` for line "a": one printable line of eleven cells, none a formula.
 void check_summary_row(const pt::line_outcome& o) {
-  const std::vector<pt::batch_item> items{pt::batch_item{0, 1, std::string(1, 'a'), {}}};
-  const std::string csv = pt::render_summary_csv(items, {o});
+  pt::batch_plan items;
+  items.add(1, std::string(1, 'a'), {});
+  const pt::outcome_list outcomes(std::vector<pt::line_outcome>{o});
+  const std::string csv = pt::render_summary_csv(items, outcomes);
   const std::string_view row = std::string_view(csv).substr(csv.find('\n') + 1);
   FUZZ_CHECK(!row.empty() && row.back() == '\n');
   std::vector<std::string_view> cells;
@@ -68,7 +70,7 @@ void check_summary_row(const pt::line_outcome& o) {
                is_number(cell));
   FUZZ_CHECK(cells[2].empty() || !pt::summary_state(std::string(cells[2])).empty());
   FUZZ_CHECK(cells[10].empty() || is_digest(cells[10]));
-  (void)pt::render_summary_json({"m", "s", "/out", "local", {}, {}, {}, {}}, items, {o});
+  (void)pt::render_summary_json({"m", "s", "/out", "local", {}, {}, {}, {}}, items, outcomes);
 }
 
 void check_record(std::string_view text, bool sealed_here) {

@@ -37,15 +37,18 @@ struct batch_hooks {
 };
 
 struct batch_outcome {
-  std::vector<line_outcome> outcomes;  // one per manifest line
-  int stopped_by = 0;                  // the stop request that ended the batch
+  outcome_list outcomes;  // one per manifest line
+  int stopped_by = 0;     // the stop request that ended the batch
 };
 
 // Where a batch starts: kept and conflicting lines from resume, "pending" for the rest.
 struct batch_start {
-  std::vector<line_outcome> outcomes;    // one per manifest line
-  std::vector<std::string> data_sha256;  // one per manifest line, for its record
-  std::vector<std::size_t> to_run;       // the lines that will run, in manifest order
+  outcome_list outcomes;                 // one per manifest line
+  std::vector<std::string> data_sha256;  // one per data file (plan.data_files()), for the records
+  const std::string& data_digest(const batch_plan& plan, std::size_t line) const {
+    return data_sha256[plan.data_index(line)];
+  }
+  std::vector<std::size_t> to_run;  // the lines that will run, in manifest order
 };
 batch_start start_batch(const batch_config& config, const batch_plan& plan, const output_dir& dir);
 

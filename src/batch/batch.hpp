@@ -10,11 +10,16 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "plb/sandbox/batch_manifest.hpp"
+#include "plb/sandbox/provenance.hpp"
 #include "plb/sandbox/runner.hpp"
 
 namespace plb::batch {
@@ -56,9 +61,55 @@ struct batch_item {
   sandbox::scoring_request request;
 };
 
-struct batch_plan {
+// Every line's request, kept as one compact row per line: its ID, model path and digest in one
+// shared buffer, and indexes into tables of the values lines share (images, data files, features,
+// ID columns, limits, the output directory), so that 100,000 lines cost a few MiB, not a resolved
+// request each. item(i) rebuilds line i's request exactly as it was checked.
+class batch_plan {
+ public:
   std::string manifest_sha256;
-  std::vector<batch_item> items;
+
+  std::size_t size() const noexcept { return rows_.size(); }
+  bool empty() const noexcept { return rows_.empty(); }
+  batch_item item(std::size_t i) const;
+  std::string_view id(std::size_t i) const;
+  std::size_t line(std::size_t i) const { return rows_.at(i).line; }
+  // The line with this ID, if any.
+  std::optional<std::size_t> find(std::string_view id) const;
+  const sandbox::SandboxLimits& limits(std::size_t i) const { return limits_[rows_.at(i).limits]; }
+  const std::string& runtime_image(std::size_t i) const { return images_[rows_.at(i).image]; }
+  // The lines' data files, each once: data_index(i) is line i's among data_files().
+  const std::vector<std::string>& data_files() const noexcept { return data_; }
+  std::size_t data_index(std::size_t i) const { return rows_.at(i).data; }
+
+  // Room for `lines` more lines holding about `text_bytes` of their own text: no growth by doubling.
+  void reserve(std::size_t lines, std::size_t text_bytes);
+  // Appends the next line (its index is size() before the call).
+  void add(std::size_t line, const std::string& id, const sandbox::scoring_request& request);
+  // Once every line is in: drops the look-up tables add() keeps and returns unused capacity.
+  void seal();
+  // What the plan holds, in bytes (its rows, its buffer and its tables; not the look-ups add() keeps).
+  std::size_t memory_bytes() const noexcept;
+
+  struct row {               // one line; every field an offset, a length or an index
+    std::uint32_t text = 0;  // the ID, the model file's name and the digest, back to back
+    std::uint16_t id_bytes = 0, sha_bytes = 0;
+    std::uint32_t model_bytes = 0, model_dir = 0;  // the model's directory is interned
+    std::uint32_t line = 0;
+    std::uint32_t image = 0, data = 0, features = 0, id_column = 0, limits = 0, output = 0;
+    sandbox::task_type task = sandbox::task_type::regression;
+    bool output_is_dir = false;  // `output` is the directory of <id>.csv, else the whole path
+  };
+
+ private:
+  std::vector<row> rows_;
+  std::string text_;  // each row's ID, model file name and model digest, back to back
+  std::vector<std::string> images_, data_, id_columns_, outputs_, model_dirs_;
+  std::vector<std::vector<std::string>> features_;
+  std::vector<sandbox::SandboxLimits> limits_;
+  struct lookups;
+  std::shared_ptr<lookups> lookups_;  // add()'s interning; null once sealed
+  std::vector<std::uint32_t> by_id_;  // the lines in ID order, once sealed
 };
 
 // Reads and checks the manifest and every line's request, before anything runs. Relative paths
@@ -74,6 +125,46 @@ struct line_outcome {
   std::optional<sandbox::sandbox_usage> usage;
   std::string predictions_sha256;      // of a success
   std::string node = {}, worker = {};  // where it ran (a Slurm node and "<job>_<task>", or the host and "local")
+};
+
+// One outcome per manifest line, kept compactly: each row's strings (state, message, digest, node,
+// worker) are indexes into one pool that holds each distinct string once, so that 100,000 lines
+// that failed alike cost a row each (64 bytes), not a line_outcome each with its own message.
+class outcome_list {
+ public:
+  outcome_list() = default;
+  explicit outcome_list(std::size_t lines) { resize(lines); }
+  outcome_list(const std::vector<line_outcome>& outcomes);  // NOLINT(google-explicit-constructor): tests' literals
+  std::size_t size() const noexcept { return rows_.size(); }
+  void resize(std::size_t lines);
+  line_outcome operator[](std::size_t i) const;
+  void set(std::size_t i, const line_outcome& o);
+  std::string_view state(std::size_t i) const { return pool_->text(rows_.at(i).state); }
+  void set_state(std::size_t i, std::string_view state) { rows_.at(i).state = pool_->index(state); }
+  // What the list holds, in bytes (its rows and its pool's strings; not the pool's look-up).
+  std::size_t memory_bytes() const noexcept;
+
+  struct row {
+    std::uint32_t state = 0, message = 0, predictions_sha256 = 0, node = 0, worker = 0;
+    std::int32_t exit_code = -1;
+    bool has_usage = false;
+    sandbox::sandbox_usage usage;
+  };
+
+ private:
+  class pool {
+   public:
+    pool();
+    std::uint32_t index(std::string_view s);
+    std::string_view text(std::uint32_t i) const { return strings_[i]; }
+    std::size_t memory_bytes() const noexcept;
+
+   private:
+    std::deque<std::string> strings_;  // stable addresses: the look-up's keys view them
+    std::unordered_map<std::string_view, std::uint32_t> index_;
+  };
+  std::vector<row> rows_;
+  std::shared_ptr<pool> pool_ = std::make_shared<pool>();
 };
 
 // A Slurm worker's own account of itself (batch_claims.hpp), for the summary.

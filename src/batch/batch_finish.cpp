@@ -37,12 +37,14 @@ report_verify_row verify_line(const output_dir& dir, const verify_candidate& c, 
 }
 
 void verify_lines(const batch_finish_flags& flags, const batch_config& config, const batch_plan& plan,
-                  const std::vector<line_outcome>& outcomes, const sandbox::stop_source& stop) {
+                  const outcome_list& outcomes, const sandbox::stop_source& stop) {
   std::vector<verify_candidate> successes;
-  for (const auto& item : plan.items) {
-    const auto& o = outcomes[item.index];
-    if (o.state != "success" || !o.usage) continue;
-    successes.push_back({item.id, item.line, o.usage->wall_seconds, o.usage->cpu_seconds, o.usage->memory_peak_bytes});
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (outcomes.state(i) != "success") continue;
+    const line_outcome o = outcomes[i];
+    if (!o.usage) continue;
+    successes.push_back({std::string(plan.id(i)), plan.line(i), o.usage->wall_seconds, o.usage->cpu_seconds,
+                         o.usage->memory_peak_bytes});
   }
   std::optional<std::uint64_t> seed = flags.verify_seed;
   if (flags.verify_sample && !seed) seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
@@ -96,13 +98,15 @@ std::string selection_text(std::size_t count, const std::string& by, std::option
 }
 
 void finish_batch(const batch_finish_flags& flags, const batch_config& config, const batch_plan& plan,
-                  const std::vector<line_outcome>& outcomes, bool stopped, const sandbox::stop_source& stop) {
+                  const outcome_list& outcomes, bool stopped, const sandbox::stop_source& stop,
+                  const std::function<void()>& release) {
   try {
     if (flags.verify > 0 && !stopped) verify_lines(flags, config, plan, outcomes, stop);
   } catch (const interrupted&) {
     if (!flags.no_report) write_report_or_warn(config.output_dir);
     throw;
   }
+  if (release) release();
   if (!flags.no_report) write_report_or_warn(config.output_dir);
 }
 

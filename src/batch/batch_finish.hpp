@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,8 +41,11 @@ std::vector<verify_candidate> choose_verified(std::vector<verify_candidate> succ
 std::string selection_text(std::size_t count, const std::string& by, std::optional<std::uint64_t> seed);
 
 // Verify, then the report. A report that cannot be written is a warning: the batch's own
-// outcome stands. Throws interrupted when stopped during a re-run.
+// outcome stands. Throws interrupted when stopped during a re-run. `release`, if given, is called
+// between the two: the plan and the outcomes are not needed by the report (it reads the summary),
+// so the caller may free them first.
 void finish_batch(const batch_finish_flags& flags, const batch_config& config, const batch_plan& plan,
-                  const std::vector<line_outcome>& outcomes, bool stopped, const sandbox::stop_source& stop);
+                  const outcome_list& outcomes, bool stopped, const sandbox::stop_source& stop,
+                  const std::function<void()>& release = {});
 
 }  // namespace plb::batch

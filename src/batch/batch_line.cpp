@@ -17,16 +17,17 @@ bool is_failure(const line_outcome& o) { return is_verdict(o.state) && o.state !
 batch_start start_batch(const batch_config& config, const batch_plan& plan, const output_dir& dir) {
   batch_start s;
   data_digests digests;
-  s.outcomes.resize(plan.items.size());
-  s.data_sha256.resize(plan.items.size());
-  for (const batch_item& item : plan.items) {
-    s.data_sha256[item.index] = digests.of(item.request.data_path);
-    const auto decision = decide_resume(item, dir, config.retry, request_fingerprint(item, s.data_sha256[item.index]));
+  s.outcomes.resize(plan.size());
+  for (const std::string& data : plan.data_files()) s.data_sha256.push_back(digests.of(data));
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const batch_item item = plan.item(i);
+    const auto decision =
+        decide_resume(item, dir, config.retry, request_fingerprint(item, s.data_sha256[plan.data_index(i)]));
     if (decision.action == resume_action::run) {
-      s.outcomes[item.index].state = "pending";
+      s.outcomes.set_state(i, "pending");
       s.to_run.push_back(item.index);
     } else {
-      s.outcomes[item.index] = decision.outcome;
+      s.outcomes.set(i, decision.outcome);
     }
   }
   return s;

@@ -15,10 +15,10 @@ std::map<std::string, host_facts> preflight_once(const batch_plan& plan, const s
   if (lines.empty()) return hosts;
   const docker_engine engine;
   for (const std::size_t i : lines) {
-    const auto& r = plan.items[i].request;
-    if (hosts.count(r.runtime_image)) continue;
-    const auto image = sandbox::parse_image_id(r.runtime_image);  // checked by the plan
-    hosts.emplace(r.runtime_image, preflight(engine, *image.id, r.limits, cancel));
+    const std::string& runtime_image = plan.runtime_image(i);
+    if (hosts.count(runtime_image)) continue;
+    const auto image = sandbox::parse_image_id(runtime_image);  // checked by the plan
+    hosts.emplace(runtime_image, preflight(engine, *image.id, plan.limits(i), cancel));
   }
   cancel.check();
   sweep_orphans(engine);

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +74,8 @@ std::string_view state_colour(std::string_view state);
 
 // The whole page. Never throws but for std::bad_alloc.
 std::string render_report(const report_input& input);
+// The same handed to `sink` a piece at a time (the head, then each row of the table, then the end).
+void render_report(const report_input& input, const std::function<void(std::string_view)>& sink);
 
 // The charts alone (inline SVG), as render_report embeds them.
 std::string render_charts(const report_input& input);

@@ -184,7 +184,7 @@ std::string_view state_colour(std::string_view state) {
   return "#9e9e9e";
 }
 
-std::string render_report(const report_input& in) {
+void render_report(const report_input& in, const std::function<void(std::string_view)>& sink) {
   std::string s =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
@@ -193,10 +193,17 @@ std::string render_report(const report_input& in) {
   s.append(style);
   for (const auto& st : styles) s += cat({".s-", st.state, " td.v{color:", st.colour, ";font-weight:bold}"});
   s += cat({intro, header_html(in), render_charts(in), verify_html(in), lines_head});
-  for (const auto& r : in.rows) s += row_html(r);
-  s += "</tbody></table><script>";
+  sink(s);
+  for (const auto& r : in.rows) sink(row_html(r));
+  s = "</tbody></table><script>";
   s.append(script);
-  return s.append("</script></body></html>\n");
+  sink(s.append("</script></body></html>\n"));
+}
+
+std::string render_report(const report_input& in) {
+  std::string out;
+  render_report(in, [&](std::string_view piece) { out.append(piece); });
+  return out;
 }
 
 }  // namespace plb::batch

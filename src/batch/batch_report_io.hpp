@@ -22,6 +22,14 @@ inline constexpr std::size_t max_summary_bytes = std::size_t{64} * 1024 * 1024;
 using provenance_lookup = std::function<std::optional<std::string>(const std::string& id)>;
 report_input report_input_from(const std::string& dir, std::string_view summary_json,
                                std::optional<std::string_view> verify_csv, const provenance_lookup& provenance);
+// The same from the summary read in pieces (`read_some(buffer, size)` returns the bytes it put
+// there, 0 at the end): no more of it is held than a buffer and one row at a time.
+using summary_reader = std::function<std::size_t(char*, std::size_t)>;
+// `rows_at_most` reserves room for the rows up front (untouched room is not resident), so that
+// they never grow by doubling.
+report_input report_input_from(const std::string& dir, const summary_reader& read_some,
+                               std::optional<std::string_view> verify_csv, const provenance_lookup& provenance,
+                               std::size_t rows_at_most = 0);
 
 // batch-verify.csv: `id,result,differing_rows,max_abs_difference,selected_by,message`, one row per
 // re-run line; messages and the selection are the tool's words with , and " replaced.

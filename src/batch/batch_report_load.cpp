@@ -2,11 +2,15 @@
 // The report's values, each checked as it is read from the batch's summary and provenance files:
 // a value that is not one the tool writes refuses the whole report, naming the file, row and field.
 #include <algorithm>
+#include <array>
+#include <exception>
+#include <functional>
 #include <cmath>
 
 #include <boost/json.hpp>
 
 #include "batch/batch_report_io.hpp"
+#include "batch/batch_summary_events.hpp"
 #include "batch/batch_summary.hpp"
 #include "support/failure.hpp"
 #include "plb/sandbox/batch_manifest.hpp"
@@ -108,42 +112,74 @@ void read_header(const json::object& doc, const summary_fields& f, report_input&
 
 }  // namespace
 
-report_input report_input_from(const std::string& dir, std::string_view summary_json,
-                               std::optional<std::string_view> verify_csv, const provenance_lookup& provenance) {
+report_input report_input_from(const std::string& dir, const summary_reader& read_some,
+                               std::optional<std::string_view> verify_csv, const provenance_lookup& provenance,
+                               std::size_t rows_at_most) {
   const std::string file = dir + "/batch-summary.json";
-  json::error_code ec;
-  json::parse_options po;
-  po.max_depth = 8;
-  const json::value doc = json::parse(json::string_view(summary_json.data(), summary_json.size()), ec, {}, po);
   const summary_fields top(file, "");
-  if (ec || !doc.is_object()) top.refuse("(document)", "not one JSON object");
   report_input in;
-  read_header(doc.get_object(), top, in);
-  const auto* rows = top.get(doc.get_object(), "rows", true);
-  if (!rows || !rows->is_array()) top.refuse("rows", "not an array");
-  for (std::size_t i = 0; i < rows->get_array().size(); ++i) {
-    const summary_fields f(file, "rows[" + std::to_string(i) + "]");
-    const auto& v = rows->get_array()[i];
-    if (!v.is_object()) f.refuse("(row)", "not an object");
-    report_row r = row_from(v.get_object(), f);
-    const std::string image = f.text(v.get_object(), "runtime_image", false);
-    if (!image.empty() && !sandbox::parse_image_id(image)) f.refuse("runtime_image", "not an image ID");
-    add_distinct(in.images, image);
-    add_distinct(in.nodes, r.node);
-    if (r.state == "success") {
-      if (const auto text = provenance(r.id)) {
-        r.provenance = true;
-        // A provenance that does not read is linked but adds nothing to the header.
-        if (const auto p = sandbox::parse_provenance(*text)) {
-          add_distinct(in.runtimes, "runsc " + p.record.runtime_release + " on " + p.record.runtime_platform);
-          if (p.record.runtime_image) add_distinct(in.images, p.record.runtime_image->str());
+  in.rows.reserve(rows_at_most);
+  std::size_t index = 0;
+  std::exception_ptr first_refusal;  // a row's, raised after the document's and the header's own
+  const auto on_row = [&](json::value v) {
+    const std::size_t i = index++;
+    if (first_refusal) return;
+    try {
+      const summary_fields f(file, "rows[" + std::to_string(i) + "]");
+      if (!v.is_object()) f.refuse("(row)", "not an object");
+      report_row r = row_from(v.get_object(), f);
+      const std::string image = f.text(v.get_object(), "runtime_image", false);
+      if (!image.empty() && !sandbox::parse_image_id(image)) f.refuse("runtime_image", "not an image ID");
+      add_distinct(in.images, image);
+      add_distinct(in.nodes, r.node);
+      if (r.state == "success") {
+        if (const auto text = provenance(r.id)) {
+          r.provenance = true;
+          // A provenance that does not read is linked but adds nothing to the header.
+          if (const auto p = sandbox::parse_provenance(*text)) {
+            add_distinct(in.runtimes, "runsc " + p.record.runtime_release + " on " + p.record.runtime_platform);
+            if (p.record.runtime_image) add_distinct(in.images, p.record.runtime_image->str());
+          }
         }
       }
+      in.rows.push_back(std::move(r));
+    } catch (const failure&) {
+      first_refusal = std::current_exception();
     }
-    in.rows.push_back(std::move(r));
+  };
+  json::parse_options po;
+  po.max_depth = 8;
+  json::basic_parser<summary_handler> parser(po, on_row);
+  json::error_code ec;
+  std::array<char, 1 << 16> buf{};
+  bool done = false;
+  while (!ec && !done) {
+    const std::size_t n = read_some(buf.data(), buf.size());
+    done = n == 0;
+    parser.write_some(!done, buf.data(), n, ec);
   }
+  json::value doc = ec ? json::value() : parser.handler().header();
+  if (ec || !doc.is_object()) top.refuse("(document)", "not one JSON object");
+  read_header(doc.get_object(), top, in);
+  if (!parser.handler().rows_were_an_array()) {
+    const auto* rows = top.get(doc.get_object(), "rows", true);
+    if (!rows || !rows->is_array()) top.refuse("rows", "not an array");
+  }
+  if (first_refusal) std::rethrow_exception(first_refusal);
   if (verify_csv) in.verify = parse_verify_csv(dir + "/" + verify_csv_name, *verify_csv, in.verify_note);
   return in;
+}
+
+report_input report_input_from(const std::string& dir, std::string_view summary_json,
+                               std::optional<std::string_view> verify_csv, const provenance_lookup& provenance) {
+  std::size_t at = 0;
+  const auto read_some = [&](char* out, std::size_t max) {
+    const std::size_t n = std::min(max, summary_json.size() - at);
+    std::copy_n(summary_json.data() + at, n, out);
+    at += n;
+    return n;
+  };
+  return report_input_from(dir, read_some, verify_csv, provenance);
 }
 
 }  // namespace plb::batch

@@ -100,12 +100,18 @@ std::string summary_text(const std::string& message) {
   return text;
 }
 
-std::string render_summary_csv(const std::vector<batch_item>& items, const std::vector<line_outcome>& outcomes) {
-  std::string out =
-      "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,predictions_sha256\n";
-  for (std::size_t i = 0; i < items.size(); ++i) {
+void render_summary_csv(const batch_plan& plan, const outcome_list& outcomes, const text_sink& sink) {
+  sink("id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,predictions_sha256\n");
+  std::string out;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
     const summary_row r = row_of(outcomes[i]);
-    out += items[i].id + "," + std::to_string(items[i].line) + "," + std::string(r.state) + ",";
+    out.clear();
+    out.append(plan.id(i));
+    out += ',';
+    out += std::to_string(plan.line(i));
+    out += ',';
+    out.append(r.state);
+    out += ',';
     out += r.exit_code ? std::to_string(*r.exit_code) : std::string();
     out += ",";
     append_csv_field(out, r.message);  // printable: only , and " can make it quoted
@@ -123,39 +129,28 @@ std::string render_summary_csv(const std::vector<batch_item>& items, const std::
     out += ',';
     out += r.predictions_sha256;
     out += '\n';
+    sink(out);
   }
+}
+
+std::string render_summary_csv(const batch_plan& plan, const outcome_list& outcomes) {
+  std::string out;
+  render_summary_csv(plan, outcomes, [&](std::string_view text) { out.append(text); });
   return out;
 }
 
-std::map<std::string, std::size_t> count_states(const std::vector<line_outcome>& outcomes) {
+std::map<std::string, std::size_t> count_states(const outcome_list& outcomes) {
   std::map<std::string, std::size_t> counts;
-  for (const auto& o : outcomes) ++counts[std::string(summary_state(o.state))];
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    ++counts[std::string(summary_state(std::string(outcomes.state(i))))];
   return counts;
 }
 
-std::string render_summary_json(const summary_header& h, const std::vector<batch_item>& items,
-                                const std::vector<line_outcome>& outcomes) {
-  json::array rows;
+void render_summary_json(const summary_header& h, const batch_plan& plan, const outcome_list& outcomes,
+                         const text_sink& sink) {
   bool complete = true;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const summary_row r = row_of(outcomes[i]);
-    complete &= is_verdict(std::string(r.state));
-    rows.push_back(
-        json::object{{"id", items[i].id},
-                     {"line", items[i].line},
-                     {"verdict", r.state},
-                     {"exit_code", r.exit_code ? json::value(*r.exit_code) : json::value(nullptr)},
-                     {"message", r.message},
-                     {"wall_seconds", rounded(r.wall)},
-                     {"cpu_seconds", rounded(r.cpu)},
-                     {"memory_peak_bytes", r.memory_peak ? json::value(*r.memory_peak) : json::value(nullptr)},
-                     {"node", nullable(r.node)},
-                     {"worker", nullable(r.worker)},
-                     {"predictions_sha256", nullable(r.predictions_sha256)},
-                     {"wall_limit_seconds", items[i].request.limits.wall_seconds},
-                     {"memory_limit_mib", items[i].request.limits.memory_mib},
-                     {"runtime_image", items[i].request.runtime_image}});
-  }
+  for (std::size_t i = 0; i < plan.size(); ++i)
+    complete &= is_verdict(std::string(summary_state(std::string(outcomes.state(i)))));
   json::object counts;
   for (const auto& [state, n] : count_states(outcomes)) counts[state] = n;
   const json::object doc{{"schema", "plb-sandbox/batch-summary/1"},
@@ -167,18 +162,55 @@ std::string render_summary_json(const summary_header& h, const std::vector<batch
                          {"started_at", h.started_at},
                          {"finished_at", h.finished_at.empty() ? json::value(nullptr) : json::value(h.finished_at)},
                          {"wall_seconds", rounded(h.wall_seconds)},
-                         {"lines", items.size()},
+                         {"lines", plan.size()},
                          {"complete", complete},
                          {"counts", std::move(counts)},
                          {"workers", workers_json(h.workers)},
-                         {"rows", std::move(rows)}};
-  return json::serialize(doc) + "\n";
+                         {"rows", json::array()}};
+  // The document with its rows left out ends in `"rows":[]}`: the rows go between the brackets,
+  // each serialized on its own, so the file is the same bytes as the whole document serialized.
+  const std::string head = json::serialize(doc);
+  constexpr std::string_view tail = "]}";
+  sink(std::string_view(head).substr(0, head.size() - tail.size()));
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const summary_row r = row_of(outcomes[i]);
+    const sandbox::SandboxLimits& limits = plan.limits(i);
+    const json::object row{{"id", json::string_view(plan.id(i).data(), plan.id(i).size())},
+                           {"line", plan.line(i)},
+                           {"verdict", r.state},
+                           {"exit_code", r.exit_code ? json::value(*r.exit_code) : json::value(nullptr)},
+                           {"message", r.message},
+                           {"wall_seconds", rounded(r.wall)},
+                           {"cpu_seconds", rounded(r.cpu)},
+                           {"memory_peak_bytes", r.memory_peak ? json::value(*r.memory_peak) : json::value(nullptr)},
+                           {"node", nullable(r.node)},
+                           {"worker", nullable(r.worker)},
+                           {"predictions_sha256", nullable(r.predictions_sha256)},
+                           {"wall_limit_seconds", limits.wall_seconds},
+                           {"memory_limit_mib", limits.memory_mib},
+                           {"runtime_image", plan.runtime_image(i)}};
+    if (i > 0) sink(",");
+    sink(json::serialize(row));
+  }
+  sink(tail);
+  sink("\n");
 }
 
-void write_summary(const output_dir& dir, const summary_header& h, const std::vector<batch_item>& items,
-                   const std::vector<line_outcome>& outcomes) {
-  replace_file_at(dir.fd.get(), dir.path, "batch-summary.csv", render_summary_csv(items, outcomes));
-  replace_file_at(dir.fd.get(), dir.path, "batch-summary.json", render_summary_json(h, items, outcomes));
+std::string render_summary_json(const summary_header& h, const batch_plan& plan, const outcome_list& outcomes) {
+  std::string out;
+  render_summary_json(h, plan, outcomes, [&](std::string_view text) { out.append(text); });
+  return out;
+}
+
+void write_summary(const output_dir& dir, const summary_header& h, const batch_plan& plan,
+                   const outcome_list& outcomes) {
+  // Each file streamed to its temporary and renamed whole: never held whole in memory, never seen half-written.
+  file_replacement csv(dir.fd.get(), dir.path, "batch-summary.csv");
+  render_summary_csv(plan, outcomes, [&](std::string_view text) { csv.append(text); });
+  csv.commit();
+  file_replacement json_file(dir.fd.get(), dir.path, "batch-summary.json");
+  render_summary_json(h, plan, outcomes, [&](std::string_view text) { json_file.append(text); });
+  json_file.commit();
 }
 
 }  // namespace plb::batch

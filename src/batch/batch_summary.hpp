@@ -7,6 +7,7 @@
 // manifest ID (which cannot begin with one).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,15 +33,23 @@ std::string_view summary_state(const std::string& state);
 // spreadsheet shows it as text.
 std::string summary_text(const std::string& message);
 
-std::string render_summary_csv(const std::vector<batch_item>& items, const std::vector<line_outcome>& outcomes);
-std::string render_summary_json(const summary_header& header, const std::vector<batch_item>& items,
-                                const std::vector<line_outcome>& outcomes);
+// Where a rendering goes, piece by piece: a file being replaced (write_summary), or a string.
+using text_sink = std::function<void(std::string_view)>;
 
-// Both summary files, each replaced atomically in `dir`. Throws failure(internal_error).
-void write_summary(const output_dir& dir, const summary_header& header, const std::vector<batch_item>& items,
-                   const std::vector<line_outcome>& outcomes);
+// The summary's rows in manifest order, one per plan line; `outcomes` has one per line. Each row
+// is rendered and handed to `sink` on its own: nothing holds the whole text but a string sink.
+void render_summary_csv(const batch_plan& plan, const outcome_list& outcomes, const text_sink& sink);
+void render_summary_json(const summary_header& header, const batch_plan& plan, const outcome_list& outcomes,
+                         const text_sink& sink);
+std::string render_summary_csv(const batch_plan& plan, const outcome_list& outcomes);
+std::string render_summary_json(const summary_header& header, const batch_plan& plan, const outcome_list& outcomes);
+
+// Both summary files, each streamed to a temporary and renamed into place in `dir`. Throws
+// failure(internal_error); the files then keep their previous contents.
+void write_summary(const output_dir& dir, const summary_header& header, const batch_plan& plan,
+                   const outcome_list& outcomes);
 
 // The summary's counts by state ("success": 3, "timeout": 1, "pending": 2, ...).
-std::map<std::string, std::size_t> count_states(const std::vector<line_outcome>& outcomes);
+std::map<std::string, std::size_t> count_states(const outcome_list& outcomes);
 
 }  // namespace plb::batch

@@ -12,10 +12,10 @@ using sandbox::verdict;
 
 int run_batch_task(const batch_config& config, const batch_plan& plan, std::size_t index,
                    const sandbox::stop_source& stop) {
-  if (index >= plan.items.size())
+  if (index >= plan.size())
     fail(verdict::usage_error,
-         "--index " + std::to_string(index) + ": the manifest has " + std::to_string(plan.items.size()) + " lines");
-  const batch_item& item = plan.items[index];
+         "--index " + std::to_string(index) + ": the manifest has " + std::to_string(plan.size()) + " lines");
+  const batch_item item = plan.item(index);
   const output_dir dir = open_output_dir(config.output_dir, false);
   data_digests digests;
   const std::string& data = digests.of(item.request.data_path);

@@ -42,7 +42,7 @@ class line_source {
           const std::size_t i = *it;
           if (recorded(i)) {
             it = watched_.erase(it);
-          } else if (!claims_.exists(plan_.items[i].id) && take(i, false)) {
+          } else if (!claims_.exists(std::string(plan_.id(i))) && take(i, false)) {
             watched_.erase(it);
             return i;
           } else {
@@ -58,11 +58,11 @@ class line_source {
 
  private:
   bool recorded(std::size_t i) const {
-    return probe_entry(dir_.fd.get(), record_name(plan_.items[i].id), dir_.owner).kind != entry_kind::absent;
+    return probe_entry(dir_.fd.get(), record_name(std::string(plan_.id(i))), dir_.owner).kind != entry_kind::absent;
   }
   // Claims line i unless it has a record (it is done) or another worker holds it (it is watched).
   bool take(std::size_t i, bool watch) {
-    const std::string& id = plan_.items[i].id;
+    const std::string id(plan_.id(i));
     if (recorded(i)) return false;
     const claim_info claim{me_.worker, me_.node, static_cast<std::int64_t>(std::time(nullptr))};
     if (!claims_.try_claim(id, claim)) {
@@ -124,7 +124,7 @@ int run_batch_worker(const batch_config& config, const batch_plan& plan, unsigne
   const output_dir dir = open_output_dir(config.output_dir, false);
   const claim_dir claims(dir);
   worker_report me = worker_from_environment();
-  std::vector<std::size_t> todo = read_line_list(claims, config, plan.items.size());
+  std::vector<std::size_t> todo = read_line_list(claims, config, plan.size());
   claims.report(me);
   std::map<std::string, host_facts> hosts;
   try {
@@ -140,7 +140,7 @@ int run_batch_worker(const batch_config& config, const batch_plan& plan, unsigne
   data_digests digests;
   const auto work = [&] {
     while (const auto i = source.next()) {
-      const batch_item& item = plan.items[*i];
+      const batch_item item = plan.item(*i);
       std::string data;
       {
         const std::lock_guard lock(digests_mutex);

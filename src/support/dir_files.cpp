@@ -100,21 +100,57 @@ result<std::string> digest_own_file(int dir_fd, const std::string& name, uid_t o
 }
 
 void replace_file_at(int dir_fd, const std::string& dir, const std::string& name, const std::string& contents) {
-  std::string tmp;
-  unique_fd fd;
-  for (int attempt = 0; attempt < 8 && !fd; ++attempt) {
-    tmp = temporary_name();
-    fd.reset(::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (!fd && errno != EEXIST) break;
+  file_replacement out(dir_fd, dir, name);
+  out.append(contents);
+  out.commit();
+}
+
+file_replacement::file_replacement(int dir_fd, std::string dir, std::string name)
+    : dir_fd_(dir_fd), dir_(std::move(dir)), name_(std::move(name)) {
+  for (int attempt = 0; attempt < 8 && !fd_; ++attempt) {
+    tmp_ = temporary_name();
+    fd_.reset(::openat(dir_fd_, tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!fd_ && errno != EEXIST) break;
   }
-  if (!fd) fail(sandbox::verdict::internal_error, "cannot create a file in " + dir + ": " + std::strerror(errno));
-  const auto written = write_all(fd.get(), contents);
-  if (!written || ::fchmod(fd.get(), 0600) != 0 || ::fsync(fd.get()) != 0 ||
-      ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
-    const int err = !written ? written.error().errno_value : errno;
-    ::unlinkat(dir_fd, tmp.c_str(), 0);
-    fail(sandbox::verdict::internal_error, "cannot write " + dir + "/" + name + ": " + std::strerror(err));
+  if (!fd_) fail(sandbox::verdict::internal_error, "cannot create a file in " + dir_ + ": " + std::strerror(errno));
+}
+
+file_replacement::~file_replacement() {
+  if (fd_) ::unlinkat(dir_fd_, tmp_.c_str(), 0);  // never committed: the name keeps what it had
+}
+
+void file_replacement::fail_with(int err) {
+  fd_.reset();
+  ::unlinkat(dir_fd_, tmp_.c_str(), 0);
+  fail(sandbox::verdict::internal_error, "cannot write " + dir_ + "/" + name_ + ": " + std::strerror(err));
+}
+
+void file_replacement::flush() {
+  if (buffer_.empty()) return;
+  const auto written = write_all(fd_.get(), buffer_);
+  if (!written) fail_with(written.error().errno_value);
+  buffer_.clear();
+}
+
+void file_replacement::append(std::string_view text) {
+  constexpr std::size_t chunk = std::size_t{64} * 1024;
+  if (!fd_) fail(sandbox::verdict::internal_error, "cannot write " + dir_ + "/" + name_ + ": already committed");
+  if (buffer_.capacity() < chunk) buffer_.reserve(chunk);
+  if (buffer_.size() + text.size() > chunk) flush();
+  if (text.size() >= chunk) {
+    const auto written = write_all(fd_.get(), text);
+    if (!written) fail_with(written.error().errno_value);
+    return;
   }
+  buffer_.append(text);
+}
+
+void file_replacement::commit() {
+  flush();
+  if (::fchmod(fd_.get(), 0600) != 0 || ::fsync(fd_.get()) != 0 ||
+      ::renameat(dir_fd_, tmp_.c_str(), dir_fd_, name_.c_str()) != 0)
+    fail_with(errno);
+  fd_.reset();
 }
 
 std::string private_dir_problem(int fd, const std::string& path, uid_t owner) {

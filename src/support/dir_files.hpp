@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "support/file_io.hpp"
 #include "support/problem.hpp"
@@ -43,6 +44,28 @@ std::string digest_of_fd(int fd);
 // Writes `contents` to `name` through a dot-named temporary (mode 0600) and renameat(2), so a
 // reader never sees half of it. `dir` names the directory in messages. Throws failure(internal_error).
 void replace_file_at(int dir_fd, const std::string& dir, const std::string& name, const std::string& contents);
+
+// The same, for a file written piece by piece (a batch's summary of 100,000 lines is never held
+// whole): append() buffers up to 64 KiB before each write to the temporary, commit() fsyncs it and
+// renames it to `name`. Until commit() the name keeps its old contents, and a replacement that is
+// destroyed uncommitted (an exception while rendering) removes its temporary. Throws
+// failure(internal_error).
+class file_replacement {
+ public:
+  file_replacement(int dir_fd, std::string dir, std::string name);
+  file_replacement(const file_replacement&) = delete;
+  file_replacement& operator=(const file_replacement&) = delete;
+  ~file_replacement();
+  void append(std::string_view text);
+  void commit();
+
+ private:
+  void flush();
+  [[noreturn]] void fail_with(int err);
+  int dir_fd_;
+  std::string dir_, name_, tmp_, buffer_;
+  unique_fd fd_;
+};
 
 // The directory `name` under `dir_fd`, created 0700 if missing, opened O_NOFOLLOW and checked
 // like the output directory. Throws failure(usage_error) naming `dir`/`name`.

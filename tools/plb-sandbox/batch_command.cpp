@@ -56,23 +56,35 @@ class progress_line {
   std::mutex mutex_;
 };
 
-int report_outcome(const batch_config& config, const batch_outcome& result) {
-  std::size_t verdicts = 0;
+// What the closing lines say, counted before the outcomes are let go.
+struct outcome_counts {
+  std::size_t lines = 0, verdicts = 0;
   std::string counts;
+  int stopped_by = 0;
+};
+
+outcome_counts count_outcome(const batch_outcome& result) {
+  outcome_counts c;
+  c.lines = result.outcomes.size();
+  c.stopped_by = result.stopped_by;
   for (const auto& [state, n] : count_states(result.outcomes)) {
-    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + state;
-    verdicts += is_verdict(state) ? n : 0;
+    c.counts += (c.counts.empty() ? "" : ", ") + std::to_string(n) + " " + state;
+    c.verdicts += is_verdict(state) ? n : 0;
   }
-  std::cout << "batch: " << result.outcomes.size() << " lines: " << counts << "\nsummary: " << config.output_dir
+  return c;
+}
+
+int report_outcome(const batch_config& config, const outcome_counts& c) {
+  std::cout << "batch: " << c.lines << " lines: " << c.counts << "\nsummary: " << config.output_dir
             << "/batch-summary.csv" << std::endl;
-  if (result.stopped_by) {
-    std::cerr << "plb-sandbox: batch stopped by " << signal_name(result.stopped_by)
+  if (c.stopped_by) {
+    std::cerr << "plb-sandbox: batch stopped by " << signal_name(c.stopped_by)
               << "; running sandboxes were removed and the summary marks their lines interrupted" << std::endl;
-    die_by(result.stopped_by);
+    die_by(c.stopped_by);
   }
-  if (verdicts == result.outcomes.size()) return 0;
-  std::cerr << "plb-sandbox: " << result.outcomes.size() - verdicts
-            << " line(s) could not be run; the summary says why for each" << std::endl;
+  if (c.verdicts == c.lines) return 0;
+  std::cerr << "plb-sandbox: " << c.lines - c.verdicts << " line(s) could not be run; the summary says why for each"
+            << std::endl;
   return batch_incomplete_exit_code;
 }
 
@@ -80,7 +92,7 @@ int report_outcome(const batch_config& config, const batch_outcome& result) {
 
 int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   const batch_config config = batch_config_from(flags);
-  const batch_plan plan = plan_batch(config);
+  batch_plan plan = plan_batch(config);
   if (flags.index || flags.worker) {
     // A task must run the line that was submitted: an index into an edited manifest could name
     // another submission.
@@ -117,15 +129,20 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   options.account = flags.account;
   options.scheduler_options = flags.sbatch_options;
   options.task_flags = task_flags_from(config);
-  const batch_outcome result =
+  batch_outcome result =
       flags.collect ? backend->collect(config, plan, hooks) : backend->run(config, plan, options, hooks);
   progress.clear();
   if (flags.no_wait) {
     std::cout << "submitted; collect the summary with the same command and --collect instead of --no-wait" << std::endl;
     return 0;
   }
-  finish_batch(flags.finish, config, plan, result.outcomes, result.stopped_by != 0, stop);
-  return report_outcome(config, result);
+  const outcome_counts counts = count_outcome(result);
+  // The report reads the summary: the plan and the outcomes (tens of MiB for 100,000 lines) go first.
+  finish_batch(flags.finish, config, plan, result.outcomes, result.stopped_by != 0, stop, [&] {
+    plan = batch_plan();
+    result.outcomes = batch::outcome_list();
+  });
+  return report_outcome(config, counts);
 }
 
 }  // namespace plb::cli

@@ -19,16 +19,17 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
+// What the runs report to the thread that owns the outcomes: each line's start and end, queued
+// until that thread takes them. The outcomes themselves are held once, by that thread alone.
 class batch_state {
  public:
-  batch_state(std::vector<line_outcome> outcomes, std::size_t to_run) : outcomes_(std::move(outcomes)) {
-    progress_.total = to_run;
-  }
+  explicit batch_state(std::size_t to_run) { progress_.total = to_run; }
   void started(std::size_t index) {
     const std::lock_guard lock(mutex_);
-    outcomes_[index].state = "running";
+    line_outcome o;
+    o.state = "running";
+    changes_.emplace_back(index, std::move(o));
     ++progress_.running;
-    dirty_ = true;
   }
   void finished(std::size_t index, line_outcome o) {
     {
@@ -36,37 +37,43 @@ class batch_state {
       --progress_.running;
       ++progress_.done;
       progress_.failed += is_failure(o) ? 1 : 0;
-      outcomes_[index] = std::move(o);
-      dirty_ = true;
+      changes_.emplace_back(index, std::move(o));
     }
     changed_.notify_one();
   }
-  // Waits up to `period` for a change; returns a copy of the outcomes if something changed.
-  std::optional<std::vector<line_outcome>> wait(std::chrono::milliseconds period, batch_progress& progress) {
-    std::unique_lock lock(mutex_);
-    changed_.wait_for(lock, period, [&] { return dirty_; });
-    progress = progress_;
-    if (!dirty_) return std::nullopt;
-    dirty_ = false;
-    return outcomes_;
-  }
-  std::vector<line_outcome> take() {
-    const std::lock_guard lock(mutex_);
-    return outcomes_;
+  // Waits up to `period` for a change; applies every change since the last call to `outcomes`
+  // and returns true if there was one.
+  bool wait(std::chrono::milliseconds period, batch_progress& progress, outcome_list& outcomes) {
+    std::vector<std::pair<std::size_t, line_outcome>> changes;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait_for(lock, period, [&] { return first_ || !changes_.empty(); });
+      progress = progress_;
+      changes.swap(changes_);
+    }
+    for (const auto& [index, o] : changes) {
+      if (o.state == "running")
+        outcomes.set_state(index, o.state);
+      else
+        outcomes.set(index, o);
+    }
+    const bool changed = first_ || !changes.empty();
+    first_ = false;
+    return changed;
   }
 
  private:
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::vector<line_outcome> outcomes_;
+  std::vector<std::pair<std::size_t, line_outcome>> changes_;
   batch_progress progress_;
-  bool dirty_ = true;
+  bool first_ = true;
 };
 
 // As many runs at once as the host's CPUs hold the largest run's CPU limit (at least one).
 unsigned default_jobs(const batch_plan& plan) {
   std::uint64_t millicores = 1000;
-  for (const auto& item : plan.items) millicores = std::max(millicores, item.request.limits.cpu_millicores);
+  for (std::size_t i = 0; i < plan.size(); ++i) millicores = std::max(millicores, plan.limits(i).cpu_millicores);
   const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   return std::max<unsigned>(1, static_cast<unsigned>(cpus * 1000ull / millicores));
 }
@@ -81,19 +88,19 @@ batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan
   summary_header header{
       config.manifest_path, plan.manifest_sha256, config.output_dir, "local", utc_timestamp(), {}, {}, {}};
   const auto hosts = preflight_once(plan, start.to_run, cancel);  // a refused host leaves no summary behind
-  write_summary(dir, header, plan.items, start.outcomes);
+  write_summary(dir, header, plan, start.outcomes);
 
-  batch_state state(start.outcomes, start.to_run.size());
+  batch_state state(start.to_run.size());
   std::atomic<std::size_t> next{0};
   const worker_report origin = worker_from_environment();
   const auto worker = [&] {
     while (!cancel.signal()) {
       const std::size_t k = next.fetch_add(1);
       if (k >= start.to_run.size()) return;
-      const batch_item& item = plan.items[start.to_run[k]];
+      const batch_item item = plan.item(start.to_run[k]);
       state.started(item.index);
       const run_hooks run{cancel, {}, &hosts.at(item.request.runtime_image)};
-      line_outcome o = run_line(item, run, dir, start.data_sha256[item.index], origin);
+      line_outcome o = run_line(item, run, dir, start.data_digest(plan, item.index), origin);
       if (hooks.on_finish && o.state != "interrupted") hooks.on_finish(item, o);
       state.finished(item.index, std::move(o));
     }
@@ -105,17 +112,18 @@ batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan
   batch_progress progress;
   while (true) {
     const bool all_done = next.load() >= start.to_run.size() || cancel.signal();
-    if (auto changed = state.wait(std::chrono::milliseconds(200), progress))
-      write_summary(dir, header, plan.items, *changed);
+    if (state.wait(std::chrono::milliseconds(200), progress, start.outcomes))
+      write_summary(dir, header, plan, start.outcomes);
     progress.elapsed_seconds = std::chrono::duration<double>(clock_type::now() - began).count();
     if (hooks.on_progress) hooks.on_progress(progress);
     if (all_done && progress.running == 0) break;
   }
   for (auto& t : pool) t.join();
-  batch_outcome result{state.take(), cancel.signal()};
+  (void)state.wait(std::chrono::milliseconds(0), progress, start.outcomes);  // the last lines' ends
+  batch_outcome result{std::move(start.outcomes), cancel.signal()};
   header.finished_at = utc_timestamp();
   header.wall_seconds = std::chrono::duration<double>(clock_type::now() - batch_began).count();
-  write_summary(dir, header, plan.items, result.outcomes);
+  write_summary(dir, header, plan, result.outcomes);
   return result;
 }
 

@@ -144,7 +144,7 @@ std::vector<std::string> slurm_resources(const batch_plan& plan, const std::vect
                                          unsigned workers) {
   std::uint64_t millicores = 0, memory = 0, longest = 0, total = 0;
   for (const std::size_t i : lines) {
-    const auto& l = plan.items[i].request.limits;
+    const auto& l = plan.limits(i);
     millicores = std::max(millicores, l.cpu_millicores);
     memory = std::max(memory, l.memory_mib + l.input_json_mib);
     longest = std::max(longest, l.wall_seconds + grace_seconds + line_overhead_seconds);
@@ -167,14 +167,14 @@ batch_outcome run_slurm_batch(const batch_config& config, const batch_plan& plan
   batch_start start = start_batch(config, plan, dir);
   const summary_header header{
       config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}};
-  write_summary(dir, header, plan.items, start.outcomes);
+  write_summary(dir, header, plan, start.outcomes);
   if (start.to_run.empty()) return {std::move(start.outcomes), 0};
   // A submitter that was killed left its workers running: wait on them rather than submit again.
   std::string job = queued_job(dir);
   if (job.empty()) {
     // A retried line's old record (resume verified it) goes now, so that --collect never mistakes
     // it for the new run's, and no worker takes it for done.
-    for (const std::size_t i : start.to_run) ::unlinkat(dir.fd.get(), record_name(plan.items[i].id).c_str(), 0);
+    for (const std::size_t i : start.to_run) ::unlinkat(dir.fd.get(), record_name(std::string(plan.id(i))).c_str(), 0);
     job = submit(config, dir, plan, options, start.to_run);
     if (hooks.on_submitted) hooks.on_submitted(job);
   }

@@ -25,22 +25,23 @@ std::size_t gather_records(const batch_plan& plan, const output_dir& dir, batch_
   std::size_t still_open = 0;
   for (const std::size_t i : start.to_run) {
     if (!open[i]) continue;
-    const auto& item = plan.items[i];
     // The task's own words, once its outputs are checked against the line like any earlier run's.
-    const record_read record = read_record(dir, item.id);
+    const record_read record = read_record(dir, std::string(plan.id(i)));
     if (record.state == record_state::absent) {
       ++still_open;
       continue;
     }
-    const auto d = decide_resume(item, dir, retry_policy::none, request_fingerprint(item, start.data_sha256[i]));
-    start.outcomes[i] = d.action == resume_action::conflict ? d.outcome : record.record.outcome;
+    const batch_item item = plan.item(i);
+    const auto d = decide_resume(item, dir, retry_policy::none, request_fingerprint(item, start.data_digest(plan, i)));
+    line_outcome o = d.action == resume_action::conflict ? d.outcome : record.record.outcome;
     if (d.action == resume_action::run) {  // a success record whose outputs are missing
-      start.outcomes[i].state = "not_run";
-      start.outcomes[i].message = "the task recorded success but its outputs are missing";
+      o.state = "not_run";
+      o.message = "the task recorded success but its outputs are missing";
     }
+    start.outcomes.set(i, o);
     open[i] = false;
     changed = true;
-    if (hooks.on_finish) hooks.on_finish(item, start.outcomes[i]);
+    if (hooks.on_finish) hooks.on_finish(item, o);
   }
   return still_open;
 }
@@ -50,17 +51,19 @@ void finish_open_lines(const std::string& job, const output_dir& dir, const clai
   const std::vector<worker_report> workers = claims.reports();
   for (const std::size_t i : start.to_run) {
     if (!open[i]) continue;
-    line_outcome& o = start.outcomes[i];
+    line_outcome o = start.outcomes[i];
     if (stopped_by) {
       o.state = "interrupted";
       o.message = "the batch was stopped; Slurm job " + job;
       o.message += " was cancelled before this line recorded a verdict";
+      start.outcomes.set(i, o);
       continue;
     }
-    const batch_item& item = plan.items[i];
+    const batch_item item = plan.item(i);
     o = unrun_line(job, workers, claims.read(item.id));
     if (is_verdict(o.state))  // signed like a task's, so that resume keeps it and --retry-failed re-runs it
-      write_record(dir, item, o, request_fingerprint(item, start.data_sha256[i]), "");
+      write_record(dir, item, o, request_fingerprint(item, start.data_digest(plan, i)), "");
+    start.outcomes.set(i, o);
   }
 }
 
@@ -90,8 +93,8 @@ queue_state query_queue(const std::string& job) {
 batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const summary_header& header,
                            const batch_plan& plan, batch_start start, const batch_hooks& hooks) {
   const cancellation cancel(hooks.stop);
-  std::vector<bool> open(plan.items.size(), false);
-  for (const std::size_t i : start.to_run) open[i] = !is_verdict(start.outcomes[i].state);
+  std::vector<bool> open(plan.size(), false);
+  for (const std::size_t i : start.to_run) open[i] = !is_verdict(std::string(start.outcomes.state(i)));
   const claim_dir claims(dir);
   summary_header with_workers = header;
   const auto began = clock_type::now();
@@ -105,11 +108,14 @@ batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const 
     if (!cancelled) (void)hand_back_lost_claims(claims, plan, q.alive, static_cast<std::int64_t>(std::time(nullptr)));
     if (changed) {
       with_workers.workers = claims.reports();
-      write_summary(dir, with_workers, plan.items, start.outcomes);
+      write_summary(dir, with_workers, plan, start.outcomes);
     }
     if (hooks.on_progress) {
       batch_progress p{start.to_run.size(), start.to_run.size() - still_open, q.running, 0, 0};
-      for (const std::size_t i : start.to_run) p.failed += is_failure(start.outcomes[i]) ? 1 : 0;
+      for (const std::size_t i : start.to_run) {
+        const std::string state(start.outcomes.state(i));
+        p.failed += is_verdict(state) && state != "success" ? 1 : 0;
+      }
       p.elapsed_seconds = std::chrono::duration<double>(clock_type::now() - began).count();
       hooks.on_progress(p);
     }
@@ -132,7 +138,7 @@ batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const 
   with_workers.workers = claims.reports();
   with_workers.finished_at = utc_timestamp();
   with_workers.wall_seconds = std::chrono::duration<double>(clock_type::now() - began).count();
-  write_summary(dir, with_workers, plan.items, start.outcomes);
+  write_summary(dir, with_workers, plan, start.outcomes);
   return {std::move(start.outcomes), stopped_by};
 }
 

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <sstream>
-#include <unordered_map>
 
 #include "support/command.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
@@ -64,8 +63,8 @@ std::size_t slurm_partition_cpus(const std::string& partition) {
   return out.exit_code == 0 ? parse_sinfo_cpus(out.out) : 0;
 }
 
-bool claim_expired(const claim_info& claim, const batch_item& item, std::int64_t when) {
-  const auto wall = static_cast<std::int64_t>(item.request.limits.wall_seconds);
+bool claim_expired(const claim_info& claim, std::uint64_t wall_seconds, std::int64_t when) {
+  const auto wall = static_cast<std::int64_t>(wall_seconds);
   return when >= claim.claimed_at + wall +
                      static_cast<std::int64_t>(sandbox::policy_constants::deadline_grace_seconds) +
                      claim_start_allowance_seconds;
@@ -75,14 +74,12 @@ std::size_t hand_back_lost_claims(const claim_dir& claims, const batch_plan& pla
                                   std::int64_t now) {
   const std::vector<std::string> held = claims.held();
   if (held.empty()) return 0;
-  std::unordered_map<std::string, std::size_t> index;
-  for (const auto& item : plan.items) index.emplace(item.id, item.index);
   std::size_t handed = 0;
   for (const std::string& id : held) {
-    const auto it = index.find(id);
+    const auto line = plan.find(id);
     const auto claim = claims.read(id);
-    if (it == index.end() || !claim || alive.count(claim->worker)) continue;
-    if (claim_expired(*claim, plan.items[it->second], now) && claims.move_to_lost(id, *claim)) ++handed;
+    if (!line || !claim || alive.count(claim->worker)) continue;
+    if (claim_expired(*claim, plan.limits(*line).wall_seconds, now) && claims.move_to_lost(id, *claim)) ++handed;
   }
   return handed;
 }

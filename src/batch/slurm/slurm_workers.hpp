@@ -39,7 +39,7 @@ std::size_t hand_back_lost_claims(const claim_dir& claims, const batch_plan& pla
                                   std::int64_t now);
 
 // True when `when` (seconds) is past the time a claim of `item` may still have a sandbox running.
-bool claim_expired(const claim_info& claim, const batch_item& item, std::int64_t when);
+bool claim_expired(const claim_info& claim, std::uint64_t wall_seconds, std::int64_t when);
 
 // The outcome of a line no worker recorded once the job has ended: host_refused when every worker
 // that reported was refused by its node's preflight (each node and why), else not_run.

@@ -72,7 +72,8 @@ struct direction {
         done = true;
         return true;
       }
-      const ssize_t n = ::splice(src, nullptr, pipe_write.get(), nullptr, chunk_bytes, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      const ssize_t n =
+          ::splice(src, nullptr, pipe_write.get(), nullptr, chunk_bytes, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       if (n > 0) {
         pending = static_cast<std::size_t>(n);
         continue;

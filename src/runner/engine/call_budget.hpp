@@ -8,9 +8,9 @@
 // counts every exec and every request line written to the daemon's socket or to the run's engine
 // gate (the client's only way to the daemon, engine_gate.hpp: it splices the client's bytes
 // through and adds none), and fails on any call beyond these rows or not in them. The client is
-// launched during the preflight; its requests wait at the gate until the preflight has passed. It reads the rows from `explain --json` ("call_budget"),
-// which prints this table, so the numbers live here and nowhere else. The deadline warden's ping
-// (a unix socket of its own, not the Engine) is neither an exec nor an Engine request.
+// launched during the preflight; its requests wait at the gate until the preflight has passed. It reads the rows from
+// `explain --json` ("call_budget"), which prints this table, so the numbers live here and nowhere else. The deadline
+// warden's ping (a unix socket of its own, not the Engine) is neither an exec nor an Engine request.
 #pragma once
 
 #include <array>

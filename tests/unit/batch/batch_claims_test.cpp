@@ -137,7 +137,7 @@ TEST_F(ClaimDir, RecordsCarryNodeAndWorker) {
   const batch_plan plan = plan_batch(config());
   const batch_key k = key();
   line_outcome o{"script_failed", 8, "m", std::nullopt, "", "n2", "3_1"};
-  const std::string text = render_record(plan.items[0], o, request_fingerprint(plan.items[0], ""), "", k);
+  const std::string text = render_record(plan.item(0), o, request_fingerprint(plan.item(0), ""), "", k);
   const record_read r = parse_record(text, "a", k);
   ASSERT_EQ(r.state, record_state::trusted) << r.problem;
   EXPECT_EQ(r.record.outcome.node, "n2");

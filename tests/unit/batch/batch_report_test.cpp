@@ -177,15 +177,15 @@ TEST(BatchReport, TenThousandLinesStayUnderTheStatedSize) {
   EXPECT_EQ(html.find(std::string(report_message_bytes + 1, 'm')), std::string::npos);
 }
 
-batch_item item(std::size_t line, const std::string& id) {
-  batch_item i;
-  i.index = line - 1;
-  i.line = line;
-  i.id = id;
-  i.request.runtime_image = "sha256:" + std::string(64, 'b');
-  i.request.limits.wall_seconds = 20;
-  i.request.limits.memory_mib = 256;
-  return i;
+// A plan of these IDs, on lines 1, 2, ...
+batch_plan plan_of(std::initializer_list<std::string> ids) {
+  batch_plan plan;
+  sandbox::scoring_request r;
+  r.runtime_image = "sha256:" + std::string(64, 'b');
+  r.limits.wall_seconds = 20;
+  r.limits.memory_mib = 256;
+  for (const std::string& id : ids) plan.add(plan.size() + 1, id, r);
+  return plan;
 }
 
 TEST(BatchReport, ReadsTheSummaryTheBatchWrites) {
@@ -195,7 +195,7 @@ TEST(BatchReport, ReadsTheSummaryTheBatchWrites) {
   o[1].state = "timeout", o[1].exit_code = 5, o[1].message = hostile;
   o[2].state = "pending";
   const summary_header h{"/m.jsonl", digest, "/out", "local", "2026-12-01T10:00:00Z", {}, {}};
-  const std::string summary = render_summary_json(h, {item(1, "a"), item(2, "b"), item(3, "c")}, o);
+  const std::string summary = render_summary_json(h, plan_of({"a", "b", "c"}), o);
   const auto provenance = [](const std::string& id) -> std::optional<std::string> {
     if (id == "a") return std::string("not json");
     return std::nullopt;
@@ -268,7 +268,7 @@ class ReportDir : public ::testing::Test {
     std::vector<line_outcome> o(1);
     o[0].state = "script_failed", o[0].exit_code = 8, o[0].message = hostile;
     const summary_header h{"/m.jsonl", digest, dir_, "local", "", {}, {}};
-    std::ofstream(dir_ + "/batch-summary.json") << render_summary_json(h, {item(1, "a")}, o);
+    std::ofstream(dir_ + "/batch-summary.json") << render_summary_json(h, plan_of({"a"}), o);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string dir_;

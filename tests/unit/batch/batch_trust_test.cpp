@@ -74,7 +74,7 @@ TEST_F(BatchTrust, AForeignOrWorldWritableOutputDirectoryIsRefusedBeforeAnything
 }
 
 TEST_F(BatchTrust, OnlyARecordTheKeyVerifiesIsTrusted) {
-  const batch_item item = plan(line("a")).items[0];
+  const batch_item item = plan(line("a")).item(0);
   const batch_key k = key();
   const std::string text = signed_record(item, k);
   const record_read good = parse_record(text, "a", k);
@@ -126,11 +126,11 @@ TEST_F(BatchTrust, AForgedRecordOrCsvInAProperDirectoryIsNotKept) {
   // A failure record whose fields would inject into the summary, with a MAC of someone else's key.
   ASSERT_EQ(::mkdir((dir_ + "/.other").c_str(), 0700), 0);
   line_outcome forged{"script_failed", 8, "=HYPERLINK(\"x\")", std::nullopt, "", {}};
-  write("a.result.json", render_record(p.items[0], forged, fingerprint(p.items[0]), "", key(".other")));
+  write("a.result.json", render_record(p.item(0), forged, fingerprint(p.item(0)), "", key(".other")));
   // A success record copied from line a's (valid MAC, this key) to line b's name, with a planted pair.
   plant_outputs("b");
   const output_facts facts = examine_outputs(dir, "b");
-  write("b.result.json", render_record(p.items[0], {"success", 0, "m", std::nullopt, facts.predictions_sha256, {}},
+  write("b.result.json", render_record(p.item(0), {"success", 0, "m", std::nullopt, facts.predictions_sha256, {}},
                                        facts.fingerprint, facts.provenance_sha256, dir.key));
   const batch_start s = start_batch(config(), p, dir);
   ASSERT_EQ(s.outcomes[0].state, "not_run");
@@ -148,7 +148,7 @@ TEST_F(BatchTrust, AJunkFileOrSymlinkFailsItsOwnLineOnly) {
   write("a.result.json", "not json at all");
   fs::create_symlink("/etc/passwd", dir_ + "/b.result.json");
   ASSERT_EQ(::mkfifo((dir_ + "/c.result.json").c_str(), 0600), 0);  // must not block the batch
-  write("d.result.json", signed_record(p.items[3], dir.key));
+  write("d.result.json", signed_record(p.item(3), dir.key));
   ASSERT_EQ(::chown((dir_ + "/d.result.json").c_str(), nobody, nobody), 0);  // a valid record of another user
   fs::create_symlink(dir_ + "/in.csv", dir_ + "/e.csv");
   const batch_start s = start_batch(config(), p, dir);
@@ -175,7 +175,7 @@ TEST_F(BatchTrust, ForgedSummaryFieldsCannotAddARowAControlByteOrAFormula) {
                  "-1,2"};
   outcomes[1] = {"success\nx", -5, "\x1b]0;owned\x07 +1 \r\nrow", std::nullopt, "@SUM(A1)"};
   outcomes[2] = {"success", 0, "-2+3", sandbox::sandbox_usage{1.25, 0.5, 7, 0, 0}, std::string(64, 'F')};
-  const std::string csv = render_summary_csv(p.items, outcomes);
+  const std::string csv = render_summary_csv(p, outcomes);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4) << csv;
   for (const char c : csv) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c <= 0x7e)) << int(c);
   std::size_t rows = 0;
@@ -195,7 +195,7 @@ TEST_F(BatchTrust, ForgedSummaryFieldsCannotAddARowAControlByteOrAFormula) {
   EXPECT_NE(csv.find("\na,1,script_failed,8,'=cmd|' /C calc'!A0,,,0,,,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nb,2,,,\\x1b]0;owned\\x07 +1 \\x0d\\x0arow,,,,,,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nc,3,success,0,'-2+3,1.250,0.500,7,,,\n"), std::string::npos) << "uppercase is not a digest";
-  const std::string json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}, {}}, p.items, outcomes);
+  const std::string json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}, {}}, p, outcomes);
   EXPECT_EQ(json.find("forged"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("verdict":"","exit_code":null)"), std::string::npos) << json;
 }

@@ -41,15 +41,15 @@ class BatchFiles : public BatchDir {
 TEST_F(BatchFiles, PlanResolvesDefaultsAndPathsAgainstTheManifest) {
   write("manifest.jsonl", line("a") + line("b", R"(, "data": "sub/d.csv", "features": ["x"], "seconds": 9)"));
   const batch_plan plan = plan_batch(config());
-  ASSERT_EQ(plan.items.size(), 2u);
-  EXPECT_EQ(plan.items[0].request.model_path, dir_ + "/m.py");
-  EXPECT_EQ(plan.items[0].request.data_path, dir_ + "/in.csv");
-  EXPECT_EQ(plan.items[0].request.output_path, dir_ + "/a.csv");
-  EXPECT_EQ(plan.items[0].request.limits.wall_seconds, sandbox::SandboxLimits{}.wall_seconds);
-  EXPECT_EQ(plan.items[1].request.data_path, dir_ + "/sub/d.csv");
-  EXPECT_EQ(plan.items[1].request.features, std::vector<std::string>{"x"});
-  EXPECT_EQ(plan.items[1].request.limits.wall_seconds, 9u);
-  EXPECT_EQ(plan.items[1].index, 1u);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan.item(0).request.model_path, dir_ + "/m.py");
+  EXPECT_EQ(plan.item(0).request.data_path, dir_ + "/in.csv");
+  EXPECT_EQ(plan.item(0).request.output_path, dir_ + "/a.csv");
+  EXPECT_EQ(plan.item(0).request.limits.wall_seconds, sandbox::SandboxLimits{}.wall_seconds);
+  EXPECT_EQ(plan.item(1).request.data_path, dir_ + "/sub/d.csv");
+  EXPECT_EQ(plan.item(1).request.features, std::vector<std::string>{"x"});
+  EXPECT_EQ(plan.item(1).request.limits.wall_seconds, 9u);
+  EXPECT_EQ(plan.item(1).index, 1u);
   EXPECT_EQ(plan.manifest_sha256.size(), 64u);
 }
 
@@ -72,7 +72,7 @@ TEST_F(BatchFiles, PlanNamesLineColumnAndField) {
 TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {
   write("manifest.jsonl", line("a"));
   const batch_plan plan = plan_batch(config());
-  const batch_item& item = plan.items[0];
+  const batch_item item = plan.item(0);
   const output_dir dir = out();
   data_digests digests;
   const auto fingerprint = request_fingerprint(item, digests.of(item.request.data_path));
@@ -130,7 +130,7 @@ TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {
 
 TEST_F(BatchFiles, RecordedFailuresAreKeptUnlessTheRetryPolicyRunsThem) {
   write("manifest.jsonl", line("a"));
-  const batch_item item = plan_batch(config()).items[0];
+  const batch_item item = plan_batch(config()).item(0);
   const output_dir dir = out();
   const auto fingerprint = request_fingerprint(item, "");
   for (const auto& [verdict, host_retry] : std::vector<std::pair<std::string, bool>>{
@@ -171,12 +171,12 @@ TEST_F(BatchFiles, SummaryQuotesMessagesAndCountsStates) {
   std::vector<line_outcome> outcomes(2);
   outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0}, hex64, "n1", "7_0"};
   outcomes[1] = {"not_run", -1, "a, \"quoted\" reason", std::nullopt, ""};
-  EXPECT_EQ(render_summary_csv(plan.items, outcomes),
+  EXPECT_EQ(render_summary_csv(plan, outcomes),
             "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,"
             "predictions_sha256\n"
             "a,1,success,0,ok,1.500,0.250,1024,n1,7_0," +
                 hex64 + "\nb,2,not_run,,\"a, \"\"quoted\"\" reason\",,,,,,\n");
-  const auto json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}, {}}, plan.items, outcomes);
+  const auto json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}, {}}, plan, outcomes);
   EXPECT_NE(json.find(R"("complete":false)"), std::string::npos);
   EXPECT_NE(json.find(R"("counts":{"not_run":1,"success":1})"), std::string::npos);
 }
@@ -188,11 +188,13 @@ TEST(SlurmOptions, ArrayRangesAreCompressed) {
 }
 
 TEST(SlurmOptions, ResourcesFollowTheLargestRun) {
+  sandbox::scoring_request first, second;
+  first.limits.wall_seconds = 600;
+  second.limits.memory_mib = 2048;
+  second.limits.cpu_millicores = 1500;
   batch_plan plan;
-  plan.items.resize(2);
-  plan.items[1].request.limits.memory_mib = 2048;
-  plan.items[1].request.limits.cpu_millicores = 1500;
-  plan.items[0].request.limits.wall_seconds = 600;
+  plan.add(1, "a", first);
+  plan.add(2, "b", second);
   // One worker: both lines (615 s and 45 s), the longest twice more, 120 s of preflight: 34 min.
   EXPECT_EQ(slurm_resources(plan, {0, 1}), (std::vector<std::string>{"--cpus-per-task=2", "--mem=2240M", "--time=34"}));
   EXPECT_EQ(slurm_resources(plan, {0}), (std::vector<std::string>{"--cpus-per-task=1", "--mem=704M", "--time=33"}));
