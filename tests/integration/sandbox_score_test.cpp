@@ -125,6 +125,12 @@ TEST_F(SandboxScore, ExplainPrintsTheArgvAndRunsNothing) {
   const auto& argv = e.at("docker_argv").as_array();
   EXPECT_EQ(argv.at(0).as_string(), "/usr/bin/docker");
   EXPECT_NE(std::find(argv.begin(), argv.end(), boost::json::value("--pids-limit=192")), argv.end());
+  // The run's CPU pinning is in the argv too (nothing else holds a CPU here), so a hand-made
+  // `docker run` of this argv carries every control the run does.
+  EXPECT_NE(std::find_if(argv.begin(), argv.end(),
+                         [](const boost::json::value& a) { return a.as_string().starts_with("--cpuset-cpus="); }),
+            argv.end())
+      << j.out;
   EXPECT_EQ(e.at("limits").at("wall_seconds").to_number<int>(), 7);
   bool release_passed = false;
   for (const auto& c : e.at("host").as_array())

@@ -2,6 +2,7 @@
 #include "runner/score/explain.hpp"
 
 #include "runner/engine/call_budget.hpp"
+#include "runner/container/cpu_allocator.hpp"
 #include "runner/container/docker_run.hpp"
 #include "runner/engine/engine_transport.hpp"
 #include "support/failure.hpp"
@@ -25,8 +26,11 @@ explanation explain(const score_request& request) {
   const std::optional<sandbox::image_id> image(request.image);
   e.checks = inspect_host({docker_engine{}, image, request.limits, nullptr, inspect_mode::explain}, facts);
   const std::string example_run(sandbox::policy_constants::run_id_digits, '0');
-  const auto policy =
-      build_policy(request, std::string(runs_dir) + "/" + example_run + "/" + snapshot_file_name, example_run);
+  // The CPUs a run starting now would be pinned to (held only while the argv is built), so the
+  // argv is the run's, CPU pinning included; none when every CPU is held (a run would wait).
+  const cpu_lease cpus = host_cpu_allocator().try_acquire(request.limits.cpu_millicores);
+  const auto policy = build_policy(request, std::string(runs_dir) + "/" + example_run + "/" + snapshot_file_name,
+                                   example_run, cpus.list());
   e.argv.push_back(docker_binary);
   for (auto& a : policy.docker_run_arguments()) e.argv.push_back(std::move(a));
   for (const auto& c : e.checks)
@@ -50,7 +54,8 @@ std::vector<std::string> explanation_lines(const explanation& e) {
     lines.push_back("  " + std::string(i.name) + " = " + std::to_string(sandbox::get(r.limits, i.field)) + " " +
                     std::string(i.unit) + " (bounds " + std::to_string(i.min) + " to " + std::to_string(i.max) + ")");
   lines.push_back("  pids_limit = " + std::to_string(sandbox::pids_limit(r.limits)) + " host tasks");
-  lines.push_back("docker argv (each run gets a fresh run ID in place of the zeros):");
+  lines.push_back(
+      "docker argv (each run gets a fresh run ID in place of the zeros, and the CPUs free when it starts):");
   lines.push_back("  " + e.argv.front());
   for (std::size_t i = 1; i < e.argv.size(); ++i) lines.push_back("    " + e.argv[i]);
   return lines;
