@@ -20,7 +20,7 @@
 namespace plb::runner {
 namespace {
 
-constexpr std::size_t chunk_bytes = 64 * 1024;  // one pipe's worth per splice
+constexpr std::size_t chunk_bytes = std::size_t{64} * 1024;  // one pipe's worth per splice
 
 bool fill_address(sockaddr_un& a, const std::string& path) noexcept {
   a = {};
