@@ -19,6 +19,7 @@
 
 #include "runner/for_cli.hpp"
 #include "warden_service.hpp"
+#include "support/unix_address.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
 
@@ -61,13 +62,11 @@ unique_fd claim_directory(const std::string& socket_path) {
 }
 
 unique_fd listen_on(const std::string& socket_path) {
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  if (socket_path.size() >= sizeof address.sun_path) fail(sandbox::verdict::usage_error, "socket path too long");
-  std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  const auto address = unix_address(socket_path);
+  if (!address) fail(sandbox::verdict::usage_error, "socket path too long");
   ::unlink(socket_path.c_str());  // a dead warden's; the lock says no live one holds it
   unique_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!s || ::bind(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+  if (!s || ::bind(s.get(), reinterpret_cast<const sockaddr*>(&*address), sizeof *address) != 0 ||
       ::chmod(socket_path.c_str(), 0600) != 0 || ::listen(s.get(), 16) != 0)
     fail(sandbox::verdict::host_refused, "cannot listen on " + socket_path + ": " + std::strerror(errno));
   return s;

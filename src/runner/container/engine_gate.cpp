@@ -14,6 +14,7 @@
 #include <list>
 #include <vector>
 
+#include "support/unix_address.hpp"
 #include "support/child_process.hpp"
 #include "support/failure.hpp"
 
@@ -22,19 +23,11 @@ namespace {
 
 constexpr std::size_t chunk_bytes = std::size_t{64} * 1024;  // one pipe's worth per splice
 
-bool fill_address(sockaddr_un& a, const std::string& path) noexcept {
-  a = {};
-  a.sun_family = AF_UNIX;
-  if (path.size() >= sizeof a.sun_path) return false;
-  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
-  return true;
-}
-
 unique_fd connect_to(const std::string& path) noexcept {
-  sockaddr_un a;
-  if (!fill_address(a, path)) return {};
+  const auto a = unix_address(path);
+  if (!a) return {};
   unique_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!s || ::connect(s.get(), reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) return {};
+  if (!s || ::connect(s.get(), reinterpret_cast<const sockaddr*>(&*a), sizeof *a) != 0) return {};
   if (::fcntl(s.get(), F_SETFL, O_NONBLOCK) != 0) return {};
   return s;
 }
@@ -110,10 +103,10 @@ std::string engine_gate_path(const std::string& config_dir) { return config_dir 
 
 engine_gate::engine_gate(std::string listen_path, std::string daemon_path)
     : path_(std::move(listen_path)), daemon_path_(std::move(daemon_path)) {
-  sockaddr_un a;
-  if (!fill_address(a, path_)) fail(sandbox::verdict::internal_error, "the engine gate's path is too long: " + path_);
+  const auto a = unix_address(path_);
+  if (!a) fail(sandbox::verdict::internal_error, "the engine gate's path is too long: " + path_);
   listener_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (!listener_ || ::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0)
+  if (!listener_ || ::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&*a), sizeof *a) != 0)
     fail(sandbox::verdict::internal_error, "cannot create the engine gate " + path_ + ": " + std::strerror(errno));
   int p[2];
   if (::chmod(path_.c_str(), 0600) != 0 || ::listen(listener_.get(), 64) != 0 || ::pipe2(p, O_CLOEXEC) != 0) {

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "runner/engine/docker_engine.hpp"
+#include "support/unix_address.hpp"
 #include "support/failure.hpp"
 #include "runner/container/reaper_calls.hpp"
 #include "runner/host/state_dirs.hpp"
@@ -131,10 +132,9 @@ reaper::reaper(const std::string& socket_path, const std::string& container_name
                     " past its wall time; retrying\n";
   plan.remove_stuck = "plb-sandbox reaper: the daemon has not confirmed the removal of " + container_name +
                       " for 120 s; still trying every 5 s\n";
-  plan.address.sun_family = AF_UNIX;
-  if (socket_path.size() >= sizeof plan.address.sun_path)
-    fail(sandbox::verdict::internal_error, "socket path too long");
-  std::memcpy(plan.address.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  const auto address = unix_address(socket_path);
+  if (!address) fail(sandbox::verdict::internal_error, "socket path too long");
+  plan.address = *address;
   plan.kill_request = engine_request("POST", "/containers/" + container_name + "/kill?signal=KILL");
   plan.remove_request = engine_request("DELETE", "/containers/" + container_name + "?force=1");
 

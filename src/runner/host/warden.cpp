@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "support/unix_address.hpp"
 #include "support/file_io.hpp"
 #include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
@@ -95,16 +96,14 @@ refusal no_warden(std::string detail) { return {std::move(detail), start_warden_
 }  // namespace
 
 host_result<warden_status> ping_warden(const std::string& socket_path, std::chrono::milliseconds timeout) {
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  if (socket_path.size() >= sizeof address.sun_path) return no_warden("socket path too long");
-  std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  const auto address = unix_address(socket_path);
+  if (!address) return no_warden("socket path too long");
   const unique_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   const timeval tv{static_cast<time_t>(timeout.count() / 1000),
                    static_cast<suseconds_t>(timeout.count() % 1000) * 1000};
   ::setsockopt(s.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(s.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  if (!s || ::connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0)
+  if (!s || ::connect(s.get(), reinterpret_cast<const sockaddr*>(&*address), sizeof *address) != 0)
     return no_warden("no warden answers at " + socket_path + " (" + std::strerror(errno) + ")");
   // Only root can have bound a socket in the root-only warden directory, but the peer is checked
   // anyway: a status is worth nothing from anyone else.
