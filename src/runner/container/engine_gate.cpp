@@ -161,8 +161,14 @@ void engine_gate::relay(pid_t client) noexcept {
     if (fds[0].revents) return;  // close(): the client is gone
     for (std::size_t k = 0; k < owners.size(); ++k) {
       relayed_connection& c = *owners[k];
-      if (!(fds[2 + 2 * k].revents | fds[3 + 2 * k].revents)) continue;
+      const short client_events = fds[2 + 2 * k].revents, daemon_events = fds[3 + 2 * k].revents;
+      if (!(client_events | daemon_events)) continue;
       if (!c.up.pump() || !c.down.pump()) c.broken = true;
+      // A side that hung up both ways keeps reporting POLLHUP: once what it sent has been passed
+      // on, nothing can reach it any more, and polling it again would spin until the other side
+      // closes too.
+      constexpr short hung_up = POLLHUP | POLLERR;
+      if (((client_events & hung_up) && c.up.done) || ((daemon_events & hung_up) && c.down.done)) c.broken = true;
     }
     connections.remove_if([](const relayed_connection& c) { return c.finished(); });
     if (fds[1].revents & POLLIN) {
