@@ -87,6 +87,58 @@ cancel|node_lost)
   for _ in $(seq 100); do [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] && break; sleep 0.2; done
   [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] || fail "the job is still queued: $(squeue -h -j "$array")"
   echo "PASS: no sandbox outlived its deadline after the job was ended ($case_name)" ;;
+workers_lost)
+  # The batch's only worker is lost while it runs a line (every process of its job's cgroup SIGKILLed
+  # at once, then the job cancelled), so no worker is left to take the rest. The submitter hands
+  # the held line back once its sandbox's deadline has passed, submits a new array for the open
+  # lines, and the batch ends with every line run once.
+  source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
+  slow_manifest 2
+  sed -i 's/}$/, "seconds": 5}/' "$work/slow/manifest.jsonl"
+  out=$work/out
+  "$tool" batch --engine slurm --workers 1 --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" \
+    > "$work/stdout" 2> "$work/err" &
+  pid=$!
+  for _ in $(seq 600); do
+    [ -n "$(ls "$out/slurm/claims" 2>/dev/null)" ] && [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 1 ] && break
+    sleep 0.1
+  done
+  first=$(cat "$out/slurm/job-id")
+  job=$(squeue -h -j "$first" -t R -o %A | head -n1)
+  [ -n "$job" ] || fail "the worker is not running"
+  cg=$(find /sys/fs/cgroup/freezer /sys/fs/cgroup -maxdepth 4 -type d -name "job_$job" 2>/dev/null | head -n1)
+  [ -n "$cg" ] || fail "no cgroup for job $job"
+  echo "job $job: killed $(cgroup_kill_all "$cg") processes of $cg at once"
+  scancel "$first"
+  rc=0; wait $pid || rc=$?
+  [ $rc = 0 ] || fail "exit $rc: $(tail -3 "$work/err")"
+  [ "$(grep -c ',success,' "$out/batch-summary.csv")" = 4 ] || fail "$(cat "$out/batch-summary.csv")"
+  [ "$(ls "$out"/*.result.json | wc -l)" = 4 ] || fail "$(ls "$out")"
+  [ "$(cat "$out/slurm/job-id")" != "$first" ] || fail "no new job array was submitted"
+  [ "$(grep -c 'submitted Slurm job' "$work/err")" = 2 ] || fail "$(cat "$work/err")"
+  [ -n "$(ls "$out/slurm/lost")" ] || fail "the lost worker's claim was not handed back"
+  [ -z "$(ls "$out/slurm/claims")" ] || fail "claims left: $(ls "$out/slurm/claims")"
+  "$tool" sweep > /dev/null  # the killed run's directory (its tool could not remove it), as README says
+  for _ in $(seq 100); do [ -z "$(squeue -h -n plb-sandbox-batch)" ] && break; sleep 0.2; done
+  [ -z "$(squeue -h -n plb-sandbox-batch)" ] || fail "still queued: $(squeue -h -n plb-sandbox-batch)"
+  no_containers_left
+  echo "PASS: the batch's only worker lost; a new array ran the lines it left, each once" ;;
+never_scheduled)
+  # Workers that ask for more CPUs than any node has: sbatch takes the array, and Slurm would keep
+  # it pending for ever (reason PartitionConfig). The submitter gives up on it, cancels it, and the
+  # lines end host_refused with Slurm's reason, rather than the batch waiting without end.
+  out=$work/out
+  began=$(date +%s)
+  rc=0; timeout --signal=INT 90 "$tool" batch --engine slurm --manifest "$manifest" --output-dir "$out" "${defaults[@]}" \
+    --sbatch-option=--cpus-per-task=64 > /dev/null 2> "$work/err" || rc=$?
+  [ $rc = 0 ] || fail "exit $rc (host_refused is a verdict; 124: still waiting after 90 s): $(tail -3 "$work/err")"
+  expect_verdicts "$out" "team-sum,host_refused team-mean,host_refused team-crash,host_refused team-wrong-rows,host_refused"
+  grep -q 'would never start the workers of job [0-9]* (pending: PartitionConfig)' "$out/batch-summary.csv" \
+    || fail "no reason in the summary: $(cat "$out/batch-summary.csv")"
+  echo "gave up after $(( $(date +%s) - began )) s"
+  [ -z "$(squeue -h -n plb-sandbox-batch)" ] || fail "the job is still queued: $(squeue -h -n plb-sandbox-batch)"
+  no_containers_left
+  echo "PASS: a job array the cluster would never start ends host_refused, with Slurm's reason" ;;
 local_only_dir)
   rc=0; "$tool" batch --engine slurm --manifest "$manifest" --output-dir "/tmp/plb-batch-$$" "${defaults[@]}" 2> "$work/err" || rc=$?
   [ $rc = 2 ] && grep -q "under /tmp, which is local to this machine" "$work/err" || fail "rc $rc: $(cat "$work/err")"

@@ -179,7 +179,9 @@ batch_outcome run_slurm_batch(const batch_config& config, const batch_plan& plan
     if (hooks.on_submitted) hooks.on_submitted(job);
   }
   if (!options.wait) return {std::move(start.outcomes), 0};
-  return wait_for_job(job, dir, header, plan, std::move(start), hooks);
+  resubmitter again;
+  again.submit = [&](const std::vector<std::size_t>& lines) { return submit(config, dir, plan, options, lines); };
+  return wait_for_job(job, dir, header, plan, std::move(start), hooks, std::move(again));
 }
 
 batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& plan, const batch_hooks& hooks) {
@@ -194,7 +196,9 @@ batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& 
   const auto job = read_own_file(slurm.get(), "job-id", dir.owner, 64);
   if (!job)
     fail(verdict::usage_error, "--collect: " + job_id + ": no submission recorded here (" + job.error().what + ")");
-  return wait_for_job(job->substr(0, job->find('\n')), dir, header, plan, std::move(start), hooks);
+  // Its submission's options (partition, account, task flags) were the first command's: a job
+  // array whose workers all died leaves its lines not_run, and the same batch command runs them.
+  return wait_for_job(job->substr(0, job->find('\n')), dir, header, plan, std::move(start), hooks, resubmitter{0, {}});
 }
 
 namespace {

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -46,9 +47,30 @@ std::size_t gather_records(const batch_plan& plan, const output_dir& dir, batch_
   return still_open;
 }
 
+// What an array that left the queue with lines open leaves to a new one: nothing while one of those
+// lines is still claimed (its sandbox may run until its deadline, and the claim is handed back
+// after it), nothing when every worker of the array refused (its lines get host_refused), else
+// every open line.
+std::vector<std::size_t> lines_left_by_lost_workers(const std::string& job, const claim_dir& claims,
+                                                    const batch_plan& plan, const batch_start& start,
+                                                    const std::vector<bool>& open, bool& claims_pending) {
+  std::vector<std::size_t> lines;
+  claims_pending = false;
+  for (const std::size_t i : start.to_run) {
+    if (!open[i]) continue;
+    if (claims.exists(std::string(plan.id(i)))) {
+      claims_pending = true;
+      return {};
+    }
+    lines.push_back(i);
+  }
+  return every_worker_refused(workers_of_job(claims.reports(), job)) ? std::vector<std::size_t>{} : lines;
+}
+
 void finish_open_lines(const std::string& job, const output_dir& dir, const claim_dir& claims, const batch_plan& plan,
-                       batch_start& start, const std::vector<bool>& open, int stopped_by) {
-  const std::vector<worker_report> workers = claims.reports();
+                       batch_start& start, const std::vector<bool>& open, int stopped_by,
+                       const std::string& never_runs) {
+  const std::vector<worker_report> workers = workers_of_job(claims.reports(), job);
   for (const std::size_t i : start.to_run) {
     if (!open[i]) continue;
     line_outcome o = start.outcomes[i];
@@ -60,7 +82,8 @@ void finish_open_lines(const std::string& job, const output_dir& dir, const clai
       continue;
     }
     const batch_item item = plan.item(i);
-    o = unrun_line(job, workers, claims.read(item.id));
+    const auto claim = claims.read(item.id);
+    o = never_runs.empty() || claim ? unrun_line(job, workers, claim) : unscheduled_line(job, never_runs);
     if (is_verdict(o.state))  // signed like a task's, so that resume keeps it and --retry-failed re-runs it
       write_record(dir, item, o, request_fingerprint(item, start.data_digest(plan, i)), "");
     start.outcomes.set(i, o);
@@ -69,29 +92,49 @@ void finish_open_lines(const std::string& job, const output_dir& dir, const clai
 
 }  // namespace
 
-queue_state query_queue(const std::string& job) {
-  const auto out =
-      run_command(squeue_path, {"--noheader", "--array", "--jobs=" + job, "--format=%i %T"}, std::chrono::seconds(30));
+bool never_schedulable(std::string_view reason) {
+  for (const std::string_view r :
+       {"PartitionConfig", "BadConstraints", "PartitionNodeLimit", "PartitionTimeLimit", "AccountNotAllowed",
+        "QOSNotAllowed", "InvalidAccount", "InvalidQOS", "DependencyNeverSatisfied"})
+    if (reason == r) return true;
+  return false;
+}
+
+queue_state parse_queue(const std::string& squeue_out) {
   queue_state q;
-  if (out.exit_code != 0) {
-    // A job that left the controller's memory is "Invalid job id": it is no longer queued.
-    if (out.err.find("Invalid job id") != std::string::npos) return q;
-    fail(sandbox::verdict::host_refused, "squeue failed: " + one_line(out.err));
-  }
-  std::istringstream lines(out.out);
-  std::string id, state;
-  while (lines >> id >> state) {
+  std::istringstream lines(squeue_out);
+  std::string never;
+  bool every_pending_never = true;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string id, state, reason;
+    if (!(words >> id >> state)) continue;
+    std::getline(words >> std::ws, reason);
     const bool running = state == "RUNNING" || state == "COMPLETING" || state == "CONFIGURING";
     if (!running && state != "PENDING" && state != "SUSPENDED" && state != "REQUEUED") continue;  // ended
     q.queued = true;
     q.running += running ? 1 : 0;
     q.alive.insert(id);
+    if (!running && (state != "PENDING" || !never_schedulable(reason))) every_pending_never = false;
+    if (!running && never.empty()) never = reason;
   }
+  if (q.queued && q.running == 0 && every_pending_never) q.never_runs = never;
   return q;
 }
 
-batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const summary_header& header,
-                           const batch_plan& plan, batch_start start, const batch_hooks& hooks) {
+queue_state query_queue(const std::string& job) {
+  const auto out = run_command(squeue_path, {"--noheader", "--array", "--jobs=" + job, "--format=%i %T %r"},
+                               std::chrono::seconds(30));
+  if (out.exit_code != 0) {
+    // A job that left the controller's memory is "Invalid job id": it is no longer queued.
+    if (out.err.find("Invalid job id") != std::string::npos) return {};
+    fail(sandbox::verdict::host_refused, "squeue failed: " + one_line(out.err));
+  }
+  return parse_queue(out.out);
+}
+
+batch_outcome wait_for_job(std::string job, const output_dir& dir, const summary_header& header, const batch_plan& plan,
+                           batch_start start, const batch_hooks& hooks, resubmitter again) {
   const cancellation cancel(hooks.stop);
   std::vector<bool> open(plan.size(), false);
   for (const std::size_t i : start.to_run) open[i] = !is_verdict(std::string(start.outcomes.state(i)));
@@ -101,6 +144,8 @@ batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const 
   int stopped_by = 0;
   bool cancelled = false;
   int lingering = 0;
+  std::string never_runs;  // why Slurm will never start this job's workers, once given up on
+  std::optional<clock_type::time_point> never_since;
   while (true) {
     bool changed = false;
     const queue_state q = query_queue(job);
@@ -119,8 +164,25 @@ batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const 
       p.elapsed_seconds = std::chrono::duration<double>(clock_type::now() - began).count();
       hooks.on_progress(p);
     }
-    if (!q.queued) break;
+    if (!q.queued) {
+      if (cancelled || cancel.signal() || still_open == 0 || again.remaining == 0 || !again.submit) break;
+      bool claims_pending = false;
+      const auto lines = lines_left_by_lost_workers(job, claims, plan, start, open, claims_pending);
+      if (lines.empty() && !claims_pending) break;
+      if (!lines.empty()) {
+        job = again.submit(lines);
+        --again.remaining;
+        lingering = 0;
+        if (hooks.on_submitted) hooks.on_submitted(job);
+      }
+    }
     if (still_open == 0 && ++lingering > 40 && !cancelled) {  // every line recorded: workers end within ~1 s
+      cancelled = true;
+      (void)run_command(scancel_path, {job}, std::chrono::seconds(30));
+    }
+    never_since = q.never_runs.empty() ? std::nullopt : never_since ? never_since : clock_type::now();
+    if (never_since && !cancelled && clock_type::now() - *never_since >= never_runs_patience) {
+      never_runs = q.never_runs;
       cancelled = true;
       (void)run_command(scancel_path, {job}, std::chrono::seconds(30));
     }
@@ -134,7 +196,7 @@ batch_outcome wait_for_job(const std::string& job, const output_dir& dir, const 
   bool changed = false;
   (void)gather_records(plan, dir, start, open, hooks, changed);  // records written as the job ended
   if (!stopped_by) stopped_by = cancel.signal();
-  finish_open_lines(job, dir, claims, plan, start, open, stopped_by);
+  finish_open_lines(job, dir, claims, plan, start, open, stopped_by, never_runs);
   with_workers.workers = claims.reports();
   with_workers.finished_at = utc_timestamp();
   with_workers.wall_seconds = std::chrono::duration<double>(clock_type::now() - began).count();

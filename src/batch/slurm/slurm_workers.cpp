@@ -84,12 +84,23 @@ std::size_t hand_back_lost_claims(const claim_dir& claims, const batch_plan& pla
   return handed;
 }
 
+std::vector<worker_report> workers_of_job(std::vector<worker_report> reports, const std::string& job) {
+  const auto other = [&](const worker_report& w) {
+    return w.worker.size() <= job.size() || w.worker.compare(0, job.size(), job) != 0 || w.worker[job.size()] != '_';
+  };
+  reports.erase(std::remove_if(reports.begin(), reports.end(), other), reports.end());
+  return reports;
+}
+
+bool every_worker_refused(const std::vector<worker_report>& workers) {
+  return !workers.empty() &&
+         std::all_of(workers.begin(), workers.end(), [](const worker_report& w) { return w.state == "refused"; });
+}
+
 line_outcome unrun_line(const std::string& job, const std::vector<worker_report>& workers,
                         const std::optional<claim_info>& claim) {
   line_outcome o;
-  const bool refused = !workers.empty() && std::all_of(workers.begin(), workers.end(),
-                                                       [](const worker_report& w) { return w.state == "refused"; });
-  if (refused && !claim) {
+  if (every_worker_refused(workers) && !claim) {
     o.state = std::string(sandbox::name(sandbox::verdict::host_refused));
     o.exit_code = sandbox::exit_code(sandbox::verdict::host_refused);
     o.message = "no worker could run this line:";
@@ -107,6 +118,18 @@ line_outcome unrun_line(const std::string& job, const std::vector<worker_report>
   if (claim)
     o.message.append(" (worker ").append(claim->worker).append(" on node ").append(claim->node).append(" held it)");
   o.message.append("; see slurm/").append(job).append("_*.log");
+  return o;
+}
+
+line_outcome unscheduled_line(const std::string& job, const std::string& reason) {
+  line_outcome o;
+  o.state = std::string(sandbox::name(sandbox::verdict::host_refused));
+  o.exit_code = sandbox::exit_code(sandbox::verdict::host_refused);
+  o.message = "Slurm would never start the workers of job " + job;
+  o.message.append(" (pending: ").append(reason.substr(0, 200));
+  o.message +=
+      "): the cluster has no node or partition that meets their request (--cpus-per-task, --mem, --time, "
+      "account or QOS); the job was cancelled";
   return o;
 }
 

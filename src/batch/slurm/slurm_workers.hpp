@@ -41,9 +41,18 @@ std::size_t hand_back_lost_claims(const claim_dir& claims, const batch_plan& pla
 // True when `when` (seconds) is past the time a claim of `item` may still have a sandbox running.
 bool claim_expired(const claim_info& claim, std::uint64_t wall_seconds, std::int64_t when);
 
+// The reports of job array `job`'s own workers ("<job>_<task>"), not those an earlier array of the
+// same output directory left.
+std::vector<worker_report> workers_of_job(std::vector<worker_report> reports, const std::string& job);
+// True when there were workers and every one was refused by its node's preflight.
+bool every_worker_refused(const std::vector<worker_report>& workers);
+
 // The outcome of a line no worker recorded once the job has ended: host_refused when every worker
 // that reported was refused by its node's preflight (each node and why), else not_run.
 line_outcome unrun_line(const std::string& job, const std::vector<worker_report>& workers,
                         const std::optional<claim_info>& claim);
+// The outcome of a line whose workers Slurm would never start (`reason`: squeue's, a never_schedulable
+// one): host_refused, naming the job and the reason.
+line_outcome unscheduled_line(const std::string& job, const std::string& reason);
 
 }  // namespace plb::batch

@@ -12,6 +12,7 @@
 #include "batch/batch_records.hpp"
 #include "batch/slurm/batch_slurm.hpp"
 #include "batch/batch_worker.hpp"
+#include "batch/slurm/slurm_queue.hpp"
 #include "batch/slurm/slurm_workers.hpp"
 
 namespace plb::batch {
@@ -130,6 +131,44 @@ TEST(Workers, LinesNoWorkerRanNameTheRefusingNodes) {
   EXPECT_EQ(unrun_line("4", {}, std::nullopt).state, "not_run");
   const line_outcome held = unrun_line("4", mixed, claim_info{"4_1", "n2", 1});
   EXPECT_NE(held.message.find("worker 4_1 on node n2 held it"), std::string::npos) << held.message;
+}
+
+TEST(Workers, OnlyTheLastArraysWorkersDecideARefusal) {
+  const std::vector<worker_report> all{{"4_0", "n1", "running", ""},
+                                       {"41_0", "n1", "refused", "no runsc"},
+                                       {"5_0", "n2", "refused", "no runsc"},
+                                       {"5_1", "n1", "refused", "DOCKER_HOST is set"},
+                                       {"5", "n1", "done", "not a worker name"}};
+  const auto of5 = workers_of_job(all, "5");
+  ASSERT_EQ(of5.size(), 2u);
+  EXPECT_EQ(of5[0].worker, "5_0");
+  EXPECT_EQ(of5[1].worker, "5_1");
+  EXPECT_TRUE(every_worker_refused(of5));
+  EXPECT_FALSE(every_worker_refused(workers_of_job(all, "4"))) << "array 4's worker died running, it did not refuse";
+  EXPECT_EQ(workers_of_job(all, "41").size(), 1u) << "41_0 is not a worker of 4";
+  EXPECT_FALSE(every_worker_refused({})) << "an array no worker of which started did not refuse";
+}
+
+TEST(Queue, WorkersTheClusterNeverStartsAreToldApartFromWaitingOnes) {
+  const queue_state never = parse_queue("7_0 PENDING PartitionConfig\n7_1 PENDING PartitionConfig\n");
+  EXPECT_TRUE(never.queued);
+  EXPECT_EQ(never.alive, (std::set<std::string>{"7_0", "7_1"}));
+  EXPECT_EQ(never.never_runs, "PartitionConfig");
+  EXPECT_EQ(parse_queue("7_0 RUNNING None\n7_1 PENDING PartitionConfig\n").never_runs, "")
+      << "a worker runs: it takes the lines";
+  EXPECT_EQ(parse_queue("7_0 PENDING Resources\n").never_runs, "") << "waiting for CPUs ends";
+  EXPECT_EQ(parse_queue("7_0 PENDING ReqNodeNotAvail, UnavailableNodes:n1\n").never_runs, "")
+      << "a node that is down may come back";
+  EXPECT_EQ(parse_queue("7_0 PENDING PartitionConfig\n7_1 PENDING Priority\n").never_runs, "");
+  const queue_state ended = parse_queue("7_0 COMPLETED None\n7_1 CANCELLED PartitionConfig\n");
+  EXPECT_FALSE(ended.queued);
+  EXPECT_EQ(ended.never_runs, "");
+  EXPECT_EQ(parse_queue("7_0 RUNNING None\n7_1 COMPLETING None\n7_2 PENDING Resources\n").running, 2u);
+  EXPECT_TRUE(never_schedulable("BadConstraints"));
+  EXPECT_FALSE(never_schedulable("PartitionConfig2"));
+  const line_outcome o = unscheduled_line("7", "PartitionConfig");
+  EXPECT_EQ(o.state, "host_refused");
+  EXPECT_NE(o.message.find("job 7 (pending: PartitionConfig)"), std::string::npos) << o.message;
 }
 
 TEST_F(ClaimDir, RecordsCarryNodeAndWorker) {
