@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the docker client's process gets from the tool: a clean descriptor table, its own process
-// group and default signal handling (child_setup, a Boost.Process initializer); and what the
+// group, default signal handling and the run's CPUs (child_setup, a Boost.Process initializer); and what the
 // tool's thread does meanwhile about SIGPIPE (sigpipe_blocked).
 #pragma once
 
 #include <linux/close_range.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -19,10 +20,15 @@ namespace plb {
 
 namespace bp = boost::process::v2;
 
-// Runs in the child between fork and exec.
+// Runs in the child between fork and exec (system calls only).
 struct child_setup {
+  // The CPUs the child may run on (nullptr: the tool's own). The docker client of a run gets the
+  // run's CPUs, so its start-up and its relaying of the output stay off the CPUs of other runs.
+  const cpu_set_t* cpus = nullptr;
+
   template <class Launcher>
   bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
+    if (cpus && ::sched_setaffinity(0, sizeof *cpus, cpus) != 0) return bp::error_code(errno, bp::system_category());
 #if BOOST_VERSION < 108200
     // Boost 1.81 workaround: Boost.Process v2 leaks the parent's descriptors into the child. Every
     // descriptor this tool opens is O_CLOEXEC anyway; this catches the library's own and a

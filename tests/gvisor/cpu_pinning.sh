@@ -17,6 +17,7 @@ for i in $(seq "$runs"); do
   pids+=($!)
 done
 max=0
+clients=0
 for _ in $(seq 150); do
   sets=$(/usr/bin/docker ps -q --filter name=plb-sandbox- | xargs -r /usr/bin/docker inspect --format '{{.HostConfig.CpusetCpus}}' 2>/dev/null || true)
   n=$(printf '%s' "$sets" | grep -c . || true)
@@ -28,6 +29,16 @@ for _ in $(seq 150); do
     dup=$(printf '%s\n' "$sets" | tr ',' '\n' | awk -F- '{lo = $1; hi = ($2 == "" ? $1 : $2); for (c = lo; c <= hi; c++) print c}' | sort | uniq -d)
     [ -z "$dup" ] || fail "CPU $dup pinned to two sandboxes at once: $(echo $sets)"
   fi
+  # Each run's docker client runs on its run's CPUs, not on those of the others.
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/exe" 2>/dev/null)" = /usr/bin/docker ] || continue
+    args=$(tr '\0' '\n' < "$p/cmdline" 2>/dev/null) || continue
+    grep -q '^--name=plb-sandbox-' <<<"$args" || continue
+    want=$(sed -n 's/^--cpuset-cpus=//p' <<<"$args")
+    got=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$p/status" 2>/dev/null) || continue
+    [ -z "$got" ] || [ "$got" = "$want" ] || fail "the docker client ${p#/proc/} runs on CPUs $got, its run on $want"
+    clients=$((clients + 1))
+  done
   all_done=1
   for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && all_done=0; done
   [ $all_done = 1 ] && break
@@ -40,5 +51,6 @@ for i in $(seq "$runs"); do
     || fail "run $i: provenance cpuset $(jq -c .cpuset "$work/out$i.csv.sandbox.json")"
 done
 [ "$max" -ge 1 ] || fail "no sandbox was seen running"
+[ "$clients" -ge 1 ] || fail "no docker client of a run was seen"
 no_containers_left
-echo "PASS: $runs runs on $cpus CPUs: at most $max at once, on disjoint CPUs, each named in its provenance"
+echo "PASS: $runs runs on $cpus CPUs: at most $max at once, on disjoint CPUs (their docker clients on the same), each named in its provenance"

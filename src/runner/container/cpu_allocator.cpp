@@ -37,6 +37,14 @@ std::string render_cpu_list(const std::vector<unsigned>& cpus) {
   return out;
 }
 
+cpu_set_t cpu_mask(const std::string& list) {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (const unsigned cpu : parse_cpu_list(list))
+    if (cpu < CPU_SETSIZE) CPU_SET(cpu, &mask);
+  return mask;
+}
+
 std::vector<unsigned> parse_cpu_list(const std::string& text) {
   std::vector<unsigned> cpus;
   std::size_t at = 0;

@@ -11,6 +11,8 @@
 // are free, the run waits.
 #pragma once
 
+#include <sched.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +29,8 @@ inline constexpr const char* cpus_dir = "/var/lib/plb-sandbox/cpus";
 // returns empty on anything else.
 std::string render_cpu_list(const std::vector<unsigned>& cpus);
 std::vector<unsigned> parse_cpu_list(const std::string& text);
+// The same list as an affinity mask (empty for "" or a list parse_cpu_list refuses).
+cpu_set_t cpu_mask(const std::string& list);
 
 // This process's CPUs (sched_getaffinity), ascending.
 std::vector<unsigned> allowed_cpus();

@@ -13,6 +13,7 @@
 #include "runner/engine/call_budget.hpp"
 #include "support/child_process.hpp"
 #include "runner/container/container_killer.hpp"
+#include "runner/container/cpu_allocator.hpp"
 #include "runner/container/daemon_watch.hpp"
 #include "runner/container/engine_gate.hpp"
 #include "support/failure.hpp"
@@ -101,9 +102,12 @@ class watchdog_run {
     envp.push_back(nullptr);
     bp::posix::default_launcher launcher;
     launcher.env = envp.data();
+    const cpu_set_t cpus = cpu_mask(request_.client_cpus);
+    child_setup setup;
+    if (CPU_COUNT(&cpus) > 0) setup.cpus = &cpus;
     bp::error_code ec;
     auto proc = launcher(ctx_, ec, bp::filesystem::path(docker_binary), request_.arguments,
-                         bp::process_stdio{stdin_, stdout_, stderr_}, child_setup{});
+                         bp::process_stdio{stdin_, stdout_, stderr_}, setup);
     if (ec) {
       outcome_.start_problem = "cannot start " + std::string(docker_binary) + ": " + ec.message();
       return;

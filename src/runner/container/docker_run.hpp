@@ -37,6 +37,7 @@ struct docker_run_request {
   std::chrono::milliseconds wall{std::chrono::seconds(sandbox::SandboxLimits{}.wall_seconds)};
   std::size_t output_cap_bytes = sandbox::bytes(sandbox::SandboxLimits{}.output_mib);
   std::string private_config_dir;  // the client's DOCKER_CONFIG, root's and 0700; its engine gate listens there
+  std::string client_cpus;         // the run's --cpuset-cpus list: the client runs on those CPUs too ("": anywhere)
   std::function<void(const sandbox::scoring_progress&)> on_progress;  // every 200 ms; may be empty
   const cancellation* cancel = nullptr;                               // polled while the container runs
   reaper* watcher = nullptr;                                          // told the client's PID and the wall time

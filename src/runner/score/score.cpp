@@ -141,6 +141,7 @@ docker_run_request run_request(const score_request& request, const sandbox::sand
   run.wall = std::chrono::seconds(request.limits.wall_seconds);
   run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
   run.private_config_dir = dir.docker_config_dir();
+  run.client_cpus = spec.cpuset();
   run.on_progress = hooks.on_progress;
   run.cancel = &hooks.cancel;
   return run;

@@ -38,6 +38,18 @@ TEST(CpuLists, RenderAndParse) {
   EXPECT_FALSE(allowed_cpus().empty());
 }
 
+TEST(CpuLists, AnAffinityMaskHoldsExactlyTheListedCpus) {
+  const cpu_set_t mask = cpu_mask("0,2-3");
+  EXPECT_EQ(CPU_COUNT(&mask), 3);
+  EXPECT_TRUE(CPU_ISSET(0, &mask));
+  EXPECT_FALSE(CPU_ISSET(1, &mask));
+  EXPECT_TRUE(CPU_ISSET(3, &mask));
+  for (const char* none : {"", "x", "3,1"}) {
+    const cpu_set_t empty = cpu_mask(none);
+    EXPECT_EQ(CPU_COUNT(&empty), 0) << none;
+  }
+}
+
 TEST(CpuLists, NeedsInWholeCpusAndTenthSlots) {
   EXPECT_EQ(need_of(1000).whole, 1u);
   EXPECT_EQ(need_of(1000).slots, 0u);
