@@ -93,9 +93,10 @@ void finish_open_lines(const std::string& job, const output_dir& dir, const clai
 }  // namespace
 
 bool never_schedulable(std::string_view reason) {
-  for (const std::string_view r :
-       {"PartitionConfig", "BadConstraints", "PartitionNodeLimit", "PartitionTimeLimit", "AccountNotAllowed",
-        "QOSNotAllowed", "InvalidAccount", "InvalidQOS", "DependencyNeverSatisfied"})
+  // Not PartitionNodeLimit: Slurm also gives it while the nodes a job needs are down or drained,
+  // and a node that is down may come back.
+  for (const std::string_view r : {"PartitionConfig", "BadConstraints", "PartitionTimeLimit", "AccountNotAllowed",
+                                   "QOSNotAllowed", "InvalidAccount", "InvalidQOS", "DependencyNeverSatisfied"})
     if (reason == r) return true;
   return false;
 }

@@ -165,6 +165,7 @@ TEST(Queue, WorkersTheClusterNeverStartsAreToldApartFromWaitingOnes) {
   EXPECT_EQ(ended.never_runs, "");
   EXPECT_EQ(parse_queue("7_0 RUNNING None\n7_1 COMPLETING None\n7_2 PENDING Resources\n").running, 2u);
   EXPECT_TRUE(never_schedulable("BadConstraints"));
+  EXPECT_FALSE(never_schedulable("PartitionNodeLimit")) << "also given while the nodes are down";
   EXPECT_FALSE(never_schedulable("PartitionConfig2"));
   const line_outcome o = unscheduled_line("7", "PartitionConfig");
   EXPECT_EQ(o.state, "host_refused");
