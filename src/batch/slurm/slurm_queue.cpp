@@ -47,24 +47,21 @@ std::size_t gather_records(const batch_plan& plan, const output_dir& dir, batch_
   return still_open;
 }
 
-// What an array that left the queue with lines open leaves to a new one: nothing while one of those
-// lines is still claimed (its sandbox may run until its deadline, and the claim is handed back
+// What an array that left the queue with lines open leaves to a new one: nullopt (wait) while one of
+// those lines is still claimed (its sandbox may run until its deadline, and the claim is handed back
 // after it), nothing when every worker of the array refused (its lines get host_refused), else
 // every open line.
-std::vector<std::size_t> lines_left_by_lost_workers(const std::string& job, const claim_dir& claims,
-                                                    const batch_plan& plan, const batch_start& start,
-                                                    const std::vector<bool>& open, bool& claims_pending) {
+std::optional<std::vector<std::size_t>> lines_left_by_lost_workers(const std::string& job, const claim_dir& claims,
+                                                                   const batch_plan& plan, const batch_start& start,
+                                                                   const std::vector<bool>& open) {
   std::vector<std::size_t> lines;
-  claims_pending = false;
   for (const std::size_t i : start.to_run) {
     if (!open[i]) continue;
-    if (claims.exists(std::string(plan.id(i)))) {
-      claims_pending = true;
-      return {};
-    }
+    if (claims.exists(std::string(plan.id(i)))) return std::nullopt;
     lines.push_back(i);
   }
-  return every_worker_refused(workers_of_job(claims.reports(), job)) ? std::vector<std::size_t>{} : lines;
+  if (every_worker_refused(workers_of_job(claims.reports(), job))) lines.clear();
+  return lines;
 }
 
 void finish_open_lines(const std::string& job, const output_dir& dir, const claim_dir& claims, const batch_plan& plan,
@@ -167,11 +164,10 @@ batch_outcome wait_for_job(std::string job, const output_dir& dir, const summary
     }
     if (!q.queued) {
       if (cancelled || cancel.signal() || still_open == 0 || again.remaining == 0 || !again.submit) break;
-      bool claims_pending = false;
-      const auto lines = lines_left_by_lost_workers(job, claims, plan, start, open, claims_pending);
-      if (lines.empty() && !claims_pending) break;
-      if (!lines.empty()) {
-        job = again.submit(lines);
+      const auto lines = lines_left_by_lost_workers(job, claims, plan, start, open);
+      if (lines && lines->empty()) break;
+      if (lines) {
+        job = again.submit(*lines);
         --again.remaining;
         lingering = 0;
         if (hooks.on_submitted) hooks.on_submitted(job);
