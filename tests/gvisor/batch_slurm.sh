@@ -75,7 +75,7 @@ cancel|node_lost)
     scancel --full --signal=KILL "$array"
   else
     for job in $(squeue -h -j "$array" -t R -o %A); do
-      cg=$(find /sys/fs/cgroup/freezer /sys/fs/cgroup -maxdepth 4 -type d -name "job_$job" 2>/dev/null | head -n1)
+      cg=$(slurm_job_cgroup "$job")
       [ -n "$cg" ] || fail "no cgroup for job $job (is ProctrackType=proctrack/cgroup?)"
       echo "job $job: killed $(cgroup_kill_all "$cg") processes of $cg at once"
     done
@@ -106,7 +106,7 @@ workers_lost)
   first=$(cat "$out/slurm/job-id")
   job=$(squeue -h -j "$first" -t R -o %A | head -n1)
   [ -n "$job" ] || fail "the worker is not running"
-  cg=$(find /sys/fs/cgroup/freezer /sys/fs/cgroup -maxdepth 4 -type d -name "job_$job" 2>/dev/null | head -n1)
+  cg=$(slurm_job_cgroup "$job")
   [ -n "$cg" ] || fail "no cgroup for job $job"
   echo "job $job: killed $(cgroup_kill_all "$cg") processes of $cg at once"
   scancel "$first"

@@ -89,7 +89,7 @@ node_killed)
     sleep 0.1
   done
   grep -lqs 'node=n2' "$out"/slurm/claims/* || fail "n2 never held a line"
-  cg=$(find /sys/fs/cgroup/freezer -maxdepth 4 -type d -path "*slurm_n2*" -name "job_$job" | head -n1)
+  cg=$(slurm_job_cgroup "$job" n2)
   [ -n "$cg" ] || fail "no freezer cgroup for n2's job $job"
   echo "n2: killed $(cgroup_kill_all "$cg") processes of $cg at once"
   kill -KILL "$(cat /run/slurmd-n2.pid)"

@@ -33,6 +33,13 @@ cgroup_kill_all() {
   echo "$n"
 }
 
+# The cgroup directory of Slurm job JOB (proctrack/cgroup), under node NODE's tree when given
+# (several slurmd on one host); empty when there is none.
+slurm_job_cgroup() {  # JOB [NODE]
+  find /sys/fs/cgroup/freezer /sys/fs/cgroup -maxdepth 4 -type d -path "*${2:+slurm_$2}*" -name "job_$1" 2>/dev/null |
+    head -n1
+}
+
 # The tool's containers as "name state created expires-after", from the Engine API.
 tool_containers() {
   curl -sf --unix-socket /var/run/docker.sock \
