@@ -8,13 +8,16 @@ not grow with the run) is missing: a budget that no longer describes the run, or
 stopped seeing the calls, must not pass.
 
 TRACE comes from `strace -f -Y -yy -tt -q -s 300 -e trace=execve,connect,write,sendto,sendmsg
--e signal=none` plus prctl: -Y names each process (the docker client is "docker", the tool and its
+-e signal=none` plus prctl and wait4: -Y names each process (the docker client is "docker", the tool and its
 reaper "plb-sandbox..."), -yy names each socket's inode, so a request is an HTTP request line
 written to a socket that was connected to the daemon's or to a run's engine gate (the tool's relay
 splices the client's bytes through unchanged, so the client's requests are counted where it writes
 them, once). The client is launched before the preflight, held at its gate; the gate's relay thread
 names itself (prctl PR_SET_NAME "plb-engine-gate") as it opens, and that opening to the client's
 exit splits the tool's requests into preflight, run and cleanup; each line of a batch is one client.
+For the tool's own requests the run lasts until it reaps the client (the wait4 that returns the
+client's PID): the watchdog samples until it learns of the exit, and a sample already under way
+when the client exits is still the run's, not a cleanup request.
 """
 import json
 import math
@@ -28,6 +31,7 @@ GATE_OPENS = re.compile(r'^prctl\(PR_SET_NAME, "plb-engine-gate"')
 LINE = re.compile(r"^(\d+)<([^>]*)> (\d\d):(\d\d):(\d\d\.\d+) (.*)$")
 CONNECT = re.compile(r'^connect\(\d+<UNIX-STREAM:\[(\d+)\]>, \{sa_family=AF_UNIX, sun_path="([^"]*)"')
 SEND = re.compile(r'^(?:write|sendto|sendmsg)\(\d+<UNIX-STREAM:\[(\d+)(?:->\d+)?\]>, (?:\{msg_name=.*?iov_base=)?"([A-Z]+) (/[^ "]*) HTTP/1\.1')
+REAPED = re.compile(r"^(?:wait4\(|<\.\.\. wait4 resumed>).*\) = (\d+)$")
 EXECVE = re.compile(r'^execve\("([^"]+)", \[(.*?)\](?:, 0x[0-9a-f]+ /\* \d+ vars? \*/)?')
 PLACEHOLDER = {"{name}": r"[A-Za-z0-9_.-]+", "{id}": r"[0-9a-f]{64}", "{image}": r"sha256:[0-9a-f]{64}",
                "{query}": r"[^ ]*"}
@@ -44,13 +48,14 @@ class Client:
     def __init__(self, pid, launched, name):
         self.pid, self.launched, self.name = pid, launched, name
         self.start = None  # when its gate opened: its run phase begins there
-        self.end = None
+        self.end = None  # when it exited
+        self.reaped = None  # when the tool learnt it had: the end of the tool's run phase
         self.created = None  # when it sent its create request
 
 
 def parse(trace_path, api_prefix):
     execs, requests, clients, docker_inodes, openings = [], [], [], set(), []
-    pending_exec, exits = {}, {}
+    pending_exec, exits, reaps = {}, {}, {}
     for raw in open(trace_path, encoding="utf-8", errors="replace"):
         m = LINE.match(raw.rstrip("\n"))
         if not m:
@@ -59,6 +64,10 @@ def parse(trace_path, api_prefix):
         t = int(m.group(3)) * 3600 + int(m.group(4)) * 60 + float(m.group(5))
         if rest.startswith("+++ exited") or rest.startswith("+++ killed"):
             exits.setdefault(pid, t)
+            continue
+        r = REAPED.match(rest)
+        if r:
+            reaps.setdefault(int(r.group(1)), t)
             continue
         if rest.startswith("<... execve resumed>"):
             if pid in pending_exec and re.search(r"\) = 0$", rest):
@@ -94,6 +103,7 @@ def parse(trace_path, api_prefix):
             name = next((a.split("=", 1)[1] for a in argv if a.startswith("--name=")), "")
             clients.append(Client(pid, t, name))
             clients[-1].end = exits.get(pid)
+            clients[-1].reaped = reaps.get(pid, clients[-1].end)
     clients.sort(key=lambda c: c.launched)
     for t in sorted(openings):  # each opening belongs to the latest client launched before it
         owner = [c for c in clients if c.launched <= t]
@@ -113,11 +123,11 @@ def where(t, comm, target, clients):
         if c.name and c.name in target:
             if t < c.start:
                 return i, "preflight"
-            return i, "run" if t <= (c.end or math.inf) else "cleanup"
+            return i, "run" if t <= (c.reaped or math.inf) else "cleanup"
     for i, c in enumerate(clients):
         if t < c.start:
             return (None if i == 0 else i), "preflight"
-        if t <= (c.end or math.inf):
+        if t <= (c.reaped or math.inf):
             return i, "run"
         if i + 1 == len(clients) or t < clients[i + 1].start:
             return i, "cleanup"
@@ -129,8 +139,8 @@ def allowance(rows, client, period_ms):
     for r in rows:
         total += r["count"]
         span = None
-        if r["extra"] == "run" and client is not None and client.end is not None:
-            span = client.end - client.start
+        if r["extra"] == "run" and client is not None and client.reaped is not None:
+            span = client.reaped - client.start
         elif r["extra"] == "until_created" and client is not None and client.created is not None:
             span = client.created - client.start + period_ms / 1000.0  # one period for the answer
         if span is not None and r["per_samples"]:

@@ -24,14 +24,15 @@ inline constexpr std::chrono::milliseconds sample_period{100};
 
 enum class phase {
   preflight,  // before the docker client's engine gate opens (the client is starting up meanwhile)
-  run,        // from the gate's opening to the client's exit
-  cleanup,    // after it exits
+  run,        // from the gate's opening until the tool reaps the client: a sample under way as the
+              // client exits is still the run's (the watchdog learns of the exit by the reap)
+  cleanup,    // after the reap
 };
 
 // Where a row's allowance beyond `count` comes from: one call per `per_samples` samples of...
 enum class window {
   none,           // nothing: the count is exact
-  run,            // ...the run phase (the gate open to the client's exit)
+  run,            // ...the run phase (the gate open to the client's reap)
   until_created,  // ...the time before the daemon has created the container (the client's create
                   // request, and one period for it to be answered)
 };
