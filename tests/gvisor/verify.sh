@@ -25,12 +25,12 @@ prov=$work/out/pred.csv.sandbox.json
 # nothing may run (its first argument is "runs-nothing" then).
 verify() {
   local mode=$1; shift
-  local since; since=$(date +%s)
+  local since; since=$(date +%s.%6N)
   rc=0; "$tool" verify "$@" > "$work/stdout" 2> "$work/stderr" || rc=$?
   out=$(cat "$work/stdout"); err=$(cat "$work/stderr")
   if [ "$mode" = runs-nothing ]; then
     local created
-    created=$(/usr/bin/docker events --since "$since" --until "$(date +%s)" --filter type=container \
+    created=$(/usr/bin/docker events --since "$since" --until "$(date +%s.%6N)" --filter type=container \
       --filter event=create --format '{{.Actor.Attributes.name}}' | grep -c '^plb-sandbox-' || true)
     [ "$created" = 0 ] || fail "$created container(s) were created, nothing may run"
     ! ls "$work"/out/pred.verify-* >/dev/null 2>&1 || fail "a refused verify published $(ls "$work"/out/pred.verify-*)"

@@ -20,7 +20,7 @@ trap 'kill -CONT "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 before=$(docker ps -aq --filter label=plb-sandbox.run | sort)
 kill -STOP "$pid"
 
-since=$(date +%s)
+since=$(date +%s.%6N)
 set +e
 doctor=$("$tool" doctor 2>&1); doctor_rc=$?
 model=$examples/model.py
@@ -38,7 +38,7 @@ grep -q 'host_refused: .*warden' <<<"$score" || fail "sandbox-score did not name
 [ ! -e "$work/out.csv" ] || fail "an output was written"
 [ "$(docker ps -aq --filter label=plb-sandbox.run | sort)" = "$before" ] || fail "a container was created while the warden did not answer"
 sleep 1  # the event log's --until is in whole seconds
-created=$(docker events --since "$since" --until "$(date +%s)" --filter type=container --filter event=create \
+created=$(docker events --since "$since" --until "$(date +%s.%6N)" --filter type=container --filter event=create \
   --filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}}')
 [ -z "$created" ] || fail "the daemon created $created while the warden did not answer: the client passed its gate"
 
