@@ -8,16 +8,16 @@ not grow with the run) is missing: a budget that no longer describes the run, or
 stopped seeing the calls, must not pass.
 
 TRACE comes from `strace -f -Y -yy -tt -q -s 300 -e trace=execve,connect,write,sendto,sendmsg
--e signal=none` plus prctl and wait4: -Y names each process (the docker client is "docker", the tool and its
-reaper "plb-sandbox..."), -yy names each socket's inode, so a request is an HTTP request line
-written to a socket that was connected to the daemon's or to a run's engine gate (the tool's relay
-splices the client's bytes through unchanged, so the client's requests are counted where it writes
-them, once). The client is launched before the preflight, held at its gate; the gate's relay thread
-names itself (prctl PR_SET_NAME "plb-engine-gate") as it opens, and that opening to the client's
-exit splits the tool's requests into preflight, run and cleanup; each line of a batch is one client.
-For the tool's own requests the run lasts until it reaps the client (the wait4 that returns the
-client's PID): the watchdog samples until it learns of the exit, and a sample already under way
-when the client exits is still the run's, not a cleanup request.
+-e signal=none` plus prctl and wait4: -Y names each process (the docker client is "docker", the tool
+and its reaper "plb-sandbox..."), -yy names each socket's inode, so a request is an HTTP request
+line written to a socket that was connected to the daemon's or to a run's engine gate (the tool's
+relay splices the client's bytes through unchanged, so the client's requests are counted where it
+writes them, once). The client is launched before the preflight, held at its gate; the gate's relay
+thread names itself (prctl PR_SET_NAME "plb-engine-gate") as it opens, and that opening to the
+client's exit splits the tool's requests into preflight, run and cleanup; each line of a batch is
+one client. For the tool's own requests the run lasts until it reaps the client (the wait4 that
+returns the client's PID): the watchdog samples until it learns of the exit, and a sample already
+under way when the client exits is still the run's, not a cleanup request.
 """
 import json
 import math

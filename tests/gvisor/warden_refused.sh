@@ -37,7 +37,7 @@ grep -q 'fix: start it: systemctl enable --now plb-sandbox-warden' <<<"$doctor" 
 grep -q 'host_refused: .*warden' <<<"$score" || fail "sandbox-score did not name the warden"
 [ ! -e "$work/out.csv" ] || fail "an output was written"
 [ "$(docker ps -aq --filter label=plb-sandbox.run | sort)" = "$before" ] || fail "a container was created while the warden did not answer"
-sleep 1  # the event log's --until is in whole seconds
+sleep 1  # a create the daemon was still making as the client died reaches its event log first
 created=$(docker events --since "$since" --until "$(date +%s.%6N)" --filter type=container --filter event=create \
   --filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}}')
 [ -z "$created" ] || fail "the daemon created $created while the warden did not answer: the client passed its gate"
