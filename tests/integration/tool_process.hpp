@@ -75,6 +75,17 @@ class tool_process {
     if (rc != 0) throw std::runtime_error("cannot spawn " + argv[0]);
   }
 
+  // A tool the test never waited for (an ASSERT returned early) is killed and reaped here: no
+  // test leaves a running tool behind. Its own run directory and container are the tool's reaper's.
+  ~tool_process() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  tool_process(const tool_process&) = delete;
+  tool_process& operator=(const tool_process&) = delete;
+
   pid_t pid() const noexcept { return pid_; }
   void send(int signo) const { ::kill(pid_, signo); }
 
@@ -107,6 +118,7 @@ class tool_process {
   }
 
   tool_result result(int status, const struct rusage& usage, bool hung) {
+    pid_ = -1;  // reaped: the destructor has nothing left to do
     tool_result r;
     r.hung = hung;
     r.max_rss_kib = usage.ru_maxrss;

@@ -8,11 +8,11 @@
 
 #include <gtest/gtest.h>
 
-#include "../temp_dir.hpp"
-
 #include <filesystem>
 #include <thread>
 
+#include "../../harness/forked_child.hpp"
+#include "../temp_dir.hpp"
 #include "runner/container/cpu_allocator.hpp"
 
 namespace plb::runner {
@@ -92,24 +92,20 @@ TEST_F(CpuAllocator, ALeaseFreesItsCpusWhenItEnds) {
 
 TEST_F(CpuAllocator, AKilledHolderFreesItsCpus) {
   int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  const unique_fd ready_read(ready[0]), ready_write(ready[1]);
+  test::forked_child holder([&] {  // killed and reaped on every way out
     const cpu_lease held = allocator({0}).try_acquire(1000);
     (void)!::write(ready[1], held.list().empty() ? "n" : "y", 1);
     ::pause();
-    ::_exit(0);
-  }
+  });
+  ASSERT_TRUE(holder);
   char c = 0;
-  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ASSERT_EQ(::read(ready_read.get(), &c, 1), 1);
   EXPECT_EQ(c, 'y');
   EXPECT_EQ(allocator({0}).try_acquire(1000).list(), "") << "held by the child";
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
+  holder.stop();
   EXPECT_EQ(allocator({0}).try_acquire(1000).list(), "0") << "the kernel freed the dead holder's locks";
-  ::close(ready[0]);
-  ::close(ready[1]);
 }
 
 TEST_F(CpuAllocator, ARunWaitsForAFreeCpuAndAStopEndsTheWait) {
