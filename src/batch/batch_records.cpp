@@ -102,6 +102,7 @@ std::optional<sandbox::sandbox_usage> usage_from_json(const json::value* v) {
     return ok ? static_cast<std::uint64_t>(x->get_int64()) : 0;
   };
   sandbox::sandbox_usage u;
+  u.startup_seconds = seconds("startup_seconds");
   u.wall_seconds = seconds("wall_seconds");
   u.cpu_seconds = seconds("cpu_seconds");
   u.memory_peak_bytes = count("memory_peak_bytes");

@@ -36,7 +36,7 @@ struct report_row {
   std::string state;  // a verdict's name, or pending, running, interrupted, not_run
   std::optional<int> exit_code;
   std::string message;
-  std::optional<double> wall, cpu;  // seconds
+  std::optional<double> startup, wall, cpu;  // seconds; wall: the script's own run (run_clock.hpp)
   std::optional<std::uint64_t> memory_peak;
   std::optional<std::uint64_t> wall_limit, memory_limit_mib;
   std::string node;

@@ -73,7 +73,8 @@ constexpr std::string_view lines_head =
     "<h2>Lines</h2><p id=\"pager\" hidden><button class=\"prev\">previous</button> <span></span> "
     "<button class=\"next\">next</button> (sort by clicking a column's title)</p>"
     "<table id=\"lines\"><thead><tr><th>ID</th><th class=\"n\">line</th><th>verdict</th>"
-    "<th class=\"n\">exit</th><th>message</th><th class=\"n\">wall s</th><th class=\"n\">wall limit s</th>"
+    "<th class=\"n\">exit</th><th>message</th><th class=\"n\">start-up s</th><th class=\"n\">wall s</th>"
+    "<th class=\"n\">wall limit s</th>"
     "<th class=\"n\">CPU s</th><th class=\"n\">peak MiB</th><th class=\"n\">memory limit MiB</th>"
     "<th>node</th><th>predictions SHA-256</th><th>provenance</th></tr></thead><tbody>\n";
 
@@ -100,6 +101,7 @@ std::string row_html(const report_row& r) {
   s += td("v", r.state);
   s += td("n", r.exit_code ? std::to_string(*r.exit_code) : std::string());
   s += td("m", shortened(r.message));
+  s += td("n", opt_num(r.startup, 3));
   s += td("n", opt_num(r.wall, 3));
   s += td("n", opt_int(r.wall_limit));
   s += td("n", opt_num(r.cpu, 3));

@@ -78,6 +78,7 @@ report_row row_from(const json::object& o, const summary_fields& f) {
     r.exit_code = static_cast<int>(*code);
   }
   r.message = summary_text(f.text(o, "message"));
+  r.startup = f.figure(o, "startup_seconds", false);  // none in a summary older than the run's clock
   r.wall = f.figure(o, "wall_seconds");
   r.cpu = f.figure(o, "cpu_seconds");
   r.memory_peak = f.count(o, "memory_peak_bytes");

@@ -113,7 +113,9 @@ std::string histogram(const std::vector<report_row>& rows) {
   double hi = 0;
   for (const auto& r : rows)
     if (r.wall) hi = std::max(hi, *r.wall);
-  std::string s = svg_open("run times (wall seconds) of every line, stacked by verdict");
+  std::string s = svg_open(
+      "the scripts' own run times (wall seconds, from each container's start) of every line, "
+      "stacked by verdict");
   if (hi <= 0) return empty_chart(std::move(s));
   const bins_type bins = bin_walls(rows, hi);
   std::size_t tallest = 1;
@@ -163,8 +165,8 @@ std::string render_charts(const report_input& in) {
   const std::string per =
       in.rows.size() > report_chart_bars ? ", a bar per group of lines (its highest)" : ", a bar per submission";
   std::string s = "<section class=\"charts\">";
-  s += bar_chart(cat({"wall time against its wall limit (%; the line is the limit)", per}), walls, top_of(walls, 100),
-                 "%", 100.0);
+  s += bar_chart(cat({"the script's own wall time against its wall limit (%; the line is the limit)", per}), walls,
+                 top_of(walls, 100), "%", 100.0);
   s += bar_chart(cat({"CPU time (s)", per}), cpus, top_of(cpus, 0.001), "s", std::nullopt);
   s += bar_chart(cat({"peak memory against its memory limit (%; the line is the limit)", per}), memory,
                  top_of(memory, 100), "%", 100.0);

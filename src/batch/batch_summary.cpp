@@ -22,7 +22,7 @@ struct summary_row {
   std::string_view state;
   std::optional<int> exit_code;
   std::string message;
-  std::optional<double> wall, cpu;
+  std::optional<double> startup, wall, cpu;  // wall: the script's own time (run_clock.hpp)
   std::optional<std::uint64_t> memory_peak;
   std::string predictions_sha256;
   std::string node, worker;
@@ -44,6 +44,7 @@ summary_row row_of(const line_outcome& o) {
   if (o.exit_code >= 0 && o.exit_code <= 255) r.exit_code = o.exit_code;
   r.message = summary_text(o.message);
   if (o.usage) {
+    r.startup = figure(o.usage->startup_seconds);
     r.wall = figure(o.usage->wall_seconds);
     r.cpu = figure(o.usage->cpu_seconds);
     r.memory_peak = o.usage->memory_peak_bytes;
@@ -101,7 +102,9 @@ std::string summary_text(const std::string& message) {
 }
 
 void render_summary_csv(const batch_plan& plan, const outcome_list& outcomes, const text_sink& sink) {
-  sink("id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,predictions_sha256\n");
+  sink(
+      "id,line,verdict,exit_code,message,startup_seconds,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,"
+      "predictions_sha256\n");
   std::string out;
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const summary_row r = row_of(outcomes[i]);
@@ -116,6 +119,8 @@ void render_summary_csv(const batch_plan& plan, const outcome_list& outcomes, co
     out += ",";
     append_csv_field(out, r.message);  // printable: only , and " can make it quoted
     // Appended piece by piece: "," + a temporary trips GCC 12's -Wrestrict (PR 105651) in Release.
+    out += ',';
+    out += number_text(r.startup);
     out += ',';
     out += number_text(r.wall);
     out += ',';
@@ -180,6 +185,7 @@ void render_summary_json(const summary_header& h, const batch_plan& plan, const 
                            {"verdict", r.state},
                            {"exit_code", r.exit_code ? json::value(*r.exit_code) : json::value(nullptr)},
                            {"message", r.message},
+                           {"startup_seconds", rounded(r.startup)},
                            {"wall_seconds", rounded(r.wall)},
                            {"cpu_seconds", rounded(r.cpu)},
                            {"memory_peak_bytes", r.memory_peak ? json::value(*r.memory_peak) : json::value(nullptr)},

@@ -19,8 +19,9 @@ namespace {
 
 using sandbox::verdict;
 
-// "plb-sandbox: running in gVisor, 3.2 s of 30 s", rewritten in place on a terminal; cleared at
-// the end. Silent without a terminal.
+// "plb-sandbox: starting the sandbox", then "plb-sandbox: running in gVisor, 3.2 s of 30 s" (the
+// script's own time against its wall limit), rewritten in place on a terminal; cleared at the end.
+// Silent without a terminal.
 class status_line {
  public:
   explicit status_line(bool enabled) : enabled_(enabled) {}
@@ -28,11 +29,13 @@ class status_line {
     if (written_) (void)!::write(STDERR_FILENO, "\r\033[K", 4);
   }
   void show(const sandbox::scoring_progress& p) {
-    if (!enabled_ || p.elapsed_seconds < 1.0) return;
+    if (!enabled_ || (!p.starting && p.elapsed_seconds < 1.0)) return;
     char line[128];
-    const int n =
-        std::snprintf(line, sizeof line, "\rplb-sandbox: %s, %.1f s of %.0f s\033[K",
-                      p.stopping ? "stopping the sandbox" : "running in gVisor", p.elapsed_seconds, p.wall_seconds);
+    const int n = p.starting && !p.stopping
+                      ? std::snprintf(line, sizeof line, "\rplb-sandbox: starting the sandbox\033[K")
+                      : std::snprintf(line, sizeof line, "\rplb-sandbox: %s, %.1f s of %.0f s\033[K",
+                                      p.stopping ? "stopping the sandbox" : "running in gVisor", p.elapsed_seconds,
+                                      p.wall_seconds);
     if (n > 0) written_ |= ::write(STDERR_FILENO, line, static_cast<std::size_t>(n)) > 0;
   }
 

@@ -24,11 +24,12 @@ namespace plb::sandbox {
 // What the sandbox consumed, read from its cgroup while it ran (host-side figures). Counts only:
 // the size of the output is reported, never its bytes.
 struct sandbox_usage {
-  double wall_seconds = 0;  // container client start to exit, host clock
+  double wall_seconds = 0;  // the script's own run, its container's start to its exit (the daemon's times)
   double cpu_seconds = 0;   // the container's cgroup CPU time (gVisor's own work included)
   std::uint64_t memory_peak_bytes = 0;
   std::uint64_t output_bytes = 0;  // stdout and stderr together
   std::uint64_t host_tasks_peak = 0;
+  double startup_seconds = 0;  // the host's share before it: the container created and started (gVisor's boot)
 };
 
 struct provenance_record {
@@ -58,11 +59,9 @@ struct provenance_record {
 inline boost::json::object to_json(const sandbox_usage& u) {
   // Milliseconds are as precise as the host clock and the cgroup sampling make these figures.
   const auto ms = [](double s) { return static_cast<double>(static_cast<std::int64_t>(s * 1000 + 0.5)) / 1000; };
-  return {{"wall_seconds", ms(u.wall_seconds)},
-          {"cpu_seconds", ms(u.cpu_seconds)},
-          {"memory_peak_bytes", u.memory_peak_bytes},
-          {"output_bytes", u.output_bytes},
-          {"host_tasks_peak", u.host_tasks_peak}};
+  return {{"startup_seconds", ms(u.startup_seconds)}, {"wall_seconds", ms(u.wall_seconds)},
+          {"cpu_seconds", ms(u.cpu_seconds)},         {"memory_peak_bytes", u.memory_peak_bytes},
+          {"output_bytes", u.output_bytes},           {"host_tasks_peak", u.host_tasks_peak}};
 }
 
 inline boost::json::object to_json(const provenance_record& p) {
@@ -74,7 +73,7 @@ inline boost::json::object to_json(const provenance_record& p) {
   for (const std::string& f : p.features) features.emplace_back(f);
 
   boost::json::object o;
-  o["schema"] = "plb-sandbox/provenance/1";
+  o["schema"] = "plb-sandbox/provenance/2";  // 2: usage.startup_seconds, limits.start_seconds
   o["privacy"] = "local-only: do not publish or return to the model submitter";
   o["tool_version"] = p.tool_version;
   o["model_sha256"] = p.model_sha256.hex();

@@ -22,7 +22,7 @@
 namespace plb::sandbox {
 
 inline constexpr std::size_t max_provenance_bytes = std::size_t{1} << 20;
-inline constexpr std::string_view provenance_schema = "plb-sandbox/provenance/1";
+inline constexpr std::string_view provenance_schema = "plb-sandbox/provenance/2";
 
 enum class provenance_error : std::uint8_t {
   ok,
@@ -44,7 +44,7 @@ constexpr std::string_view message(provenance_error e) noexcept {
     case provenance_error::not_json: return "not one JSON document";
     case provenance_error::duplicate_key: return "a key appears twice";
     case provenance_error::not_an_object: return "not a JSON object";
-    case provenance_error::wrong_schema: return "not a plb-sandbox/provenance/1 record";
+    case provenance_error::wrong_schema: return "not a plb-sandbox/provenance/2 record";
     case provenance_error::unknown_field: return "a field this tool does not write";
     case provenance_error::missing_field: return "a required field is missing";
     case provenance_error::wrong_type: return "a value of the wrong type";
@@ -217,10 +217,11 @@ inline bool read_limits(const boost::json::object& o, provenance_read& out) {
 inline bool read_usage(const boost::json::object& o, provenance_read& out) {
   provenance_fields f(out, "usage.");
   auto& u = out.record.usage;
-  return f.only(o, {"wall_seconds", "cpu_seconds", "memory_peak_bytes", "output_bytes", "host_tasks_peak"}) &&
-         f.seconds(o, "wall_seconds", u.wall_seconds) && f.seconds(o, "cpu_seconds", u.cpu_seconds) &&
-         f.count(o, "memory_peak_bytes", u.memory_peak_bytes) && f.count(o, "output_bytes", u.output_bytes) &&
-         f.count(o, "host_tasks_peak", u.host_tasks_peak);
+  return f.only(o, {"startup_seconds", "wall_seconds", "cpu_seconds", "memory_peak_bytes", "output_bytes",
+                    "host_tasks_peak"}) &&
+         f.seconds(o, "startup_seconds", u.startup_seconds) && f.seconds(o, "wall_seconds", u.wall_seconds) &&
+         f.seconds(o, "cpu_seconds", u.cpu_seconds) && f.count(o, "memory_peak_bytes", u.memory_peak_bytes) &&
+         f.count(o, "output_bytes", u.output_bytes) && f.count(o, "host_tasks_peak", u.host_tasks_peak);
 }
 
 inline bool read_enums(const boost::json::object& o, provenance_fields& f, provenance_record& r) {

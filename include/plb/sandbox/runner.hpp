@@ -60,8 +60,9 @@ class stop_source {
 
 // Reported about every 200 ms while the sandbox runs, from the calling thread.
 struct scoring_progress {
-  double elapsed_seconds = 0;  // since the docker client started
-  double wall_seconds = 0;     // the wall-time limit
+  double elapsed_seconds = 0;  // the script's own time: since its container started (0 before)
+  double wall_seconds = 0;     // the wall-time limit, which that time is held to
+  bool starting = false;       // the container is being created and started (the host's time)
   bool stopping = false;       // the sandbox is being stopped (limit, output cap or stop request)
 };
 
@@ -76,7 +77,7 @@ struct scoring_phases {
   double preflight = 0;  // the reaper, the host checks and the sweep, with the inputs read alongside
                          // (a batch line has no checks or sweep: the batch made them)
   double start = 0;      // what remains of the inputs and the snapshot, up to the docker client's launch
-  double run = 0;        // the docker client's life: the container created, run and exited
+  double run = 0;        // the docker client's life: the container created, started, run and exited
   double cleanup = 0;    // the container inspected, and its removal confirmed
   double publish = 0;    // the predictions checked and both outputs written
 };

@@ -65,10 +65,11 @@ inline constexpr std::string_view run_label = "plb-sandbox.run";  // marks the t
 inline constexpr std::string_view owner_label = "plb-sandbox.owner";
 // The backstop for every host process of the tool: the warden (a host service outside the tool's
 // process tree and cgroups) removes a container of the tool's this many seconds after the daemon
-// created it, whatever became of the tool, its reaper and the docker client.
+// created it, whatever became of the tool, its reaper and the docker client: the start allowance
+// (start_seconds: creation to start), the wall time (the script's own run) and a grace.
 inline constexpr std::string_view deadline_label = "plb-sandbox.expires-after";
-// Added to the wall time in that label: the container's start on a loaded host (runsc boots in
-// about a second here), the tool's inspection and its removal fit well within it.
+// Added to the start allowance and the wall time in that label: the tool's inspection and its
+// removal of the container after the script's end fit well within it.
 inline constexpr std::uint64_t deadline_grace_seconds = 10;
 // The preflight's gVisor probe prints one line; its watchdog and its deadline use this wall time.
 inline constexpr std::uint64_t probe_wall_seconds = 60;
@@ -101,11 +102,12 @@ class sandbox_policy {
   std::string run_label() const { return std::string(policy_constants::run_label) + "=" + run_id_; }
   std::string owner_label() const { return std::string(policy_constants::owner_label) + "=" + owner_; }
   const std::string& owner() const noexcept { return owner_; }
-  // "plb-sandbox.expires-after=<seconds>": wall time (the run's, or the probe's) plus the grace.
+  // "plb-sandbox.expires-after=<seconds>": the start allowance, the wall time (the run's, or the
+  // probe's) and the grace, after the container's creation.
   std::string deadline_label(bool probe) const {
     const std::uint64_t wall = probe ? policy_constants::probe_wall_seconds : limits_.wall_seconds;
     return std::string(policy_constants::deadline_label) + "=" +
-           std::to_string(wall + policy_constants::deadline_grace_seconds);
+           std::to_string(limits_.start_seconds + wall + policy_constants::deadline_grace_seconds);
   }
 
   // Arguments after the docker binary, starting with "run". One token per flag ("--flag=value")

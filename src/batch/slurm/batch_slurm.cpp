@@ -147,8 +147,10 @@ std::vector<std::string> slurm_resources(const batch_plan& plan, const std::vect
     const auto& l = plan.limits(i);
     millicores = std::max(millicores, l.cpu_millicores);
     memory = std::max(memory, l.memory_mib + l.input_json_mib);
-    longest = std::max(longest, l.wall_seconds + grace_seconds + line_overhead_seconds);
-    total += l.wall_seconds + grace_seconds + line_overhead_seconds;
+    // A line's bound: its start allowance and wall time (run_clock.hpp), the grace, its overhead.
+    const std::uint64_t line = l.start_seconds + l.wall_seconds + grace_seconds + line_overhead_seconds;
+    longest = std::max(longest, line);
+    total += line;
   }
   jobs = std::max(1u, jobs);
   // One worker's share of the work at `jobs` at once (all of it for a single worker, or an

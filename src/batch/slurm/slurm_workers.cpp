@@ -63,9 +63,9 @@ std::size_t slurm_partition_cpus(const std::string& partition) {
   return out.exit_code == 0 ? parse_sinfo_cpus(out.out) : 0;
 }
 
-bool claim_expired(const claim_info& claim, std::uint64_t wall_seconds, std::int64_t when) {
-  const auto wall = static_cast<std::int64_t>(wall_seconds);
-  return when >= claim.claimed_at + wall +
+bool claim_expired(const claim_info& claim, const sandbox::SandboxLimits& limits, std::int64_t when) {
+  const auto bound = static_cast<std::int64_t>(limits.start_seconds + limits.wall_seconds);
+  return when >= claim.claimed_at + bound +
                      static_cast<std::int64_t>(sandbox::policy_constants::deadline_grace_seconds) +
                      claim_start_allowance_seconds;
 }
@@ -79,7 +79,7 @@ std::size_t hand_back_lost_claims(const claim_dir& claims, const batch_plan& pla
     const auto line = plan.find(id);
     const auto claim = claims.read(id);
     if (!line || !claim || alive.count(claim->worker)) continue;
-    if (claim_expired(*claim, plan.limits(*line).wall_seconds, now) && claims.move_to_lost(id, *claim)) ++handed;
+    if (claim_expired(*claim, plan.limits(*line), now) && claims.move_to_lost(id, *claim)) ++handed;
   }
   return handed;
 }

@@ -10,12 +10,14 @@
 
 #include "batch/batch_claims.hpp"
 #include "batch/backend.hpp"
+#include "plb/sandbox/limits.hpp"
 
 namespace plb::batch {
 
-// Added to a claim's time, with the line's wall time and the warden's grace, before a dead worker's
-// line is handed to another: the sandbox it may have started is gone by then (the deadline warden
-// removes it at its creation + wall + grace), so no line ever runs twice at the same time.
+// Added to a claim's time, with the line's start allowance, wall time and the warden's grace, before
+// a dead worker's line is handed to another: what a worker may take from its claim to the
+// container's creation. The sandbox it may have started is gone by then (the deadline warden removes
+// it at its creation + start + wall + grace), so no line ever runs twice at the same time.
 inline constexpr std::int64_t claim_start_allowance_seconds = 20;
 
 // W: `requested` if given, else what the lines need at `jobs` runs per worker, and no more than the
@@ -39,7 +41,7 @@ std::size_t hand_back_lost_claims(const claim_dir& claims, const batch_plan& pla
                                   std::int64_t now);
 
 // True when `when` (seconds) is past the time a claim of `item` may still have a sandbox running.
-bool claim_expired(const claim_info& claim, std::uint64_t wall_seconds, std::int64_t when);
+bool claim_expired(const claim_info& claim, const sandbox::SandboxLimits& limits, std::int64_t when);
 
 // The reports of job array `job`'s own workers ("<job>_<task>"), not those an earlier array of the
 // same output directory left.

@@ -2,11 +2,12 @@
 #include "runner/container/container_run.hpp"
 
 #include "support/failure.hpp"
+#include "support/test_hold.hpp"
 
 namespace plb::runner {
 
-container_run::container_run(const docker_engine& engine, std::string name, std::chrono::milliseconds wall)
-    : engine_(engine), name_(std::move(name)), reaper_(engine.socket_path(), name_, wall) {}
+container_run::container_run(const docker_engine& engine, std::string name, std::chrono::milliseconds bound)
+    : engine_(engine), name_(std::move(name)), reaper_(engine.socket_path(), name_, bound) {}
 
 container_run::~container_run() {
   if (removed_) return;
@@ -33,6 +34,7 @@ completed_run container_run::run(std::string_view stdin_data, cgroup_monitor& mo
   completed_run done;
   launched_ = true;
   done.outcome = client_->run(stdin_data, monitor);
+  hold_at(hold_stage::reaped);
   done.daemon_lost = done.outcome.daemon_lost;
   try {
     try {
@@ -43,6 +45,10 @@ completed_run container_run::run(std::string_view stdin_data, cgroup_monitor& mo
       await_daemon(engine_, name_);
       done.state = inspect_container(engine_, name_);
     }
+    const docker_run_outcome& out = done.outcome;
+    done.times = times_of(out.gate_opened_unix_ns, out.seen_start_unix_ns, out.seen_script,
+                          done.state ? done.state->started_ns : std::nullopt,
+                          done.state ? done.state->finished_ns : std::nullopt);
     const bool removed_here = remove_container(engine_, name_);
     removed_ = true;
     reaper_.release();

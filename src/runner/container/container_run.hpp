@@ -10,6 +10,7 @@
 #include "runner/container/container_cleanup.hpp"
 #include "runner/container/docker_run.hpp"
 #include "runner/container/reaper.hpp"
+#include "runner/container/run_clock.hpp"
 
 namespace plb::runner {
 
@@ -21,13 +22,14 @@ struct completed_run {
   // gone when this run came to remove it.
   bool vanished = false;
   std::string cleanup_problem;  // set when removal could not be confirmed (the container may remain)
+  run_times times;              // start-up and the script's own time (run_clock.hpp)
 };
 
 class container_run {
  public:
-  // Starts the reaper for `name`, which will enforce `wall` (+ grace); construct it as soon as the
-  // name is known.
-  container_run(const docker_engine& engine, std::string name, std::chrono::milliseconds wall);
+  // Starts the reaper for `name`, which will enforce `bound` (+ grace): the run's start allowance
+  // and its wall time together. Construct it as soon as the name is known.
+  container_run(const docker_engine& engine, std::string name, std::chrono::milliseconds bound);
   // Removes the container if run() did not get that far (best effort: the first error stands);
   // before run(), only kills a launched client and releases the reaper: the gate never opened, so
   // nothing can have been created under the name.

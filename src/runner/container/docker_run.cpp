@@ -3,20 +3,22 @@
 
 #include <sys/wait.h>
 
-#include <array>
 #include <memory>
 #include <optional>
 
 #include <boost/asio.hpp>
 #include <boost/process/v2.hpp>
 
-#include "runner/engine/call_budget.hpp"
-#include "support/child_process.hpp"
+#include "runner/container/client_launch.hpp"
 #include "runner/container/container_killer.hpp"
-#include "runner/container/cpu_allocator.hpp"
 #include "runner/container/daemon_watch.hpp"
 #include "runner/container/engine_gate.hpp"
+#include "runner/container/output_drain.hpp"
+#include "runner/container/run_clock.hpp"
+#include "runner/engine/call_budget.hpp"
+#include "support/child_process.hpp"
 #include "support/failure.hpp"
+#include "support/test_hold.hpp"
 
 namespace plb::runner {
 
@@ -35,6 +37,7 @@ class watchdog_run {
         stdin_(ctx_),
         stdout_(ctx_),
         stderr_(ctx_),
+        output_(r.output_cap_bytes, [this] { kill_container(); }),
         killer_(e, r.container_name) {
     launch();
   }
@@ -44,9 +47,11 @@ class watchdog_run {
     if (!process_) return std::move(outcome_);  // start_problem says why
     bp::basic_process<asio::io_context::executor_type>& proc = *process_;
     // The reaper's deadline is armed before the gate opens, so no moment in which the client can
-    // reach the daemon is outside it.
-    if (request_.watcher) request_.watcher->start(std::chrono::duration_cast<std::chrono::milliseconds>(request_.wall));
+    // reach the daemon is outside it: the start allowance and the wall time, until the start is known.
+    if (request_.watcher) request_.watcher->start(request_.start_allowance + request_.wall);
     start_ = clock::now();
+    outcome_.gate_opened_unix_ns = unix_now_ns();
+    clock_.emplace(request_.start_allowance, request_.wall, start_, outcome_.gate_opened_unix_ns);
     gate_.open(proc.id());
 
     stdin_data_ = stdin_data;
@@ -55,14 +60,8 @@ class watchdog_run {
                         bp::error_code ignore;
                         stdin_.close(ignore);  // EOF for the script; EPIPE when it never read
                       });
-    read(stdout_, true);
-    read(stderr_, false);
-    deadline_.expires_after(request_.wall);
-    deadline_.async_wait([this](bp::error_code e) {
-      if (e) return;
-      outcome_.timed_out = true;
-      kill_container();
-    });
+    output_.start(stdout_, stderr_);
+    arm_deadline();
     // The first sample waits a period: asking for a container the client cannot yet have made is a 404.
     schedule_sample();
     proc.async_wait([this](bp::error_code, int) { client_done(); });
@@ -80,10 +79,18 @@ class watchdog_run {
     } else if (WIFSIGNALED(status)) {
       outcome_.client_signal = WTERMSIG(status);
     }
-    outcome_.elapsed = clock::now() - start_;
-    // A run that lasted past its wall time timed out, even when the client's exit was seen before
-    // the deadline's handler (a tool that was stopped and resumed sees both at once).
-    if (outcome_.elapsed >= request_.wall && !outcome_.output_cap_exceeded && !outcome_.interrupted_by)
+    const clock::time_point ended = clock::now();
+    outcome_.output_cap_exceeded = output_.cap_exceeded();
+    outcome_.output_bytes = output_.bytes();
+    outcome_.stdout_bytes = output_.take_stdout();
+    outcome_.elapsed = ended - start_;
+    outcome_.seen_start_unix_ns = clock_->started_unix_ns();
+    outcome_.seen_script = clock_->script_elapsed(ended);
+    // A start past its allowance, or a script past its wall time, is so even when the client's exit
+    // was seen before the deadline's handler (a tool that was stopped and resumed sees both at once).
+    if (clock_->started_late()) outcome_.start_timed_out = true;
+    if (!outcome_.start_timed_out && outcome_.seen_script >= request_.wall && !outcome_.output_cap_exceeded &&
+        !outcome_.interrupted_by)
       outcome_.timed_out = true;
     monitor_->sample();
     outcome_.usage = monitor_->usage();
@@ -95,52 +102,11 @@ class watchdog_run {
   // preflight runs, and reaches the daemon only from run() on. The reaper knows its PID at once:
   // should this process die now, the reaper ends a client that could have asked nothing.
   void launch() {
-    const std::vector<std::string> environment = docker_client_environment(request_.private_config_dir);
-    std::vector<const char*> envp;
-    envp.reserve(environment.size() + 1);
-    for (const auto& v : environment) envp.push_back(v.c_str());
-    envp.push_back(nullptr);
-    bp::posix::default_launcher launcher;
-    launcher.env = envp.data();
-    const cpu_set_t cpus = cpu_mask(request_.client_cpus);
-    child_setup setup;
-    if (CPU_COUNT(&cpus) > 0) setup.cpus = &cpus;
-    bp::error_code ec;
-    auto proc = launcher(ctx_, ec, bp::filesystem::path(docker_binary), request_.arguments,
-                         bp::process_stdio{stdin_, stdout_, stderr_}, setup);
-    if (ec) {
-      outcome_.start_problem = "cannot start " + std::string(docker_binary) + ": " + ec.message();
-      return;
-    }
-    process_.emplace(std::move(proc));
+    auto proc = launch_client(ctx_, request_.arguments, request_.private_config_dir, request_.client_cpus,
+                              {stdin_, stdout_, stderr_}, outcome_.start_problem);
+    if (!proc) return;
+    process_.emplace(std::move(*proc));
     if (request_.watcher) request_.watcher->watch_client(process_->id());
-  }
-
-  void read(asio::readable_pipe& pipe, bool keep) {
-    pipe.async_read_some(asio::buffer(buffer(keep)), [this, &pipe, keep](bp::error_code e, std::size_t n) {
-      if (n) take(keep, n);
-      if (e) {
-        bp::error_code ignore;
-        pipe.close(ignore);
-        return;
-      }
-      read(pipe, keep);
-    });
-  }
-
-  std::array<char, 65536>& buffer(bool keep) { return keep ? out_buffer_ : err_buffer_; }
-
-  void take(bool keep, std::size_t n) {
-    outcome_.output_bytes += n;
-    if (outcome_.output_bytes > request_.output_cap_bytes) {
-      if (!outcome_.output_cap_exceeded) {
-        outcome_.output_cap_exceeded = true;
-        outcome_.stdout_bytes.clear();  // never used once the cap is passed
-        kill_container();
-      }
-      return;  // keep draining, keep nothing
-    }
-    if (keep) outcome_.stdout_bytes.append(out_buffer_.data(), n);
   }
 
   void client_done() {
@@ -165,12 +131,7 @@ class watchdog_run {
       outcome_.reaper_lost = true;
       kill_container();
     }
-    if (!monitor_->attached()) {
-      if (const auto st = sampling_engine_.inspect_container(request_.container_name); st && *st) {
-        outcome_.container_id = (*st)->id;
-        monitor_->attach((*st)->id);
-      }
-    }
+    if (!monitor_->attached() || (!clock_->start_known() && samples_ % budget::start_look_samples == 0)) look();
     if (daemon_.due(++samples_) && daemon_.lost(sampling_engine_.ping().has_value(), clock::now()))
       outcome_.daemon_lost = true;  // no answer for daemon_watch's whole deadline, not one slow ping
     monitor_->sample();
@@ -181,6 +142,47 @@ class watchdog_run {
       bp::error_code ignore;
       process_->terminate(ignore);
     }
+  }
+
+  // The deadline of the run's clock: the start allowance's end, then the wall time's.
+  void arm_deadline() {
+    deadline_.expires_at(clock_->deadline());
+    deadline_.async_wait([this](bp::error_code e) {
+      if (e) return;
+      if (!clock_->start_known()) look();  // one last look before the start counts as late
+      if (outcome_.start_timed_out || first_kill_) return;
+      if (clock_->start_known() && clock::now() < clock_->deadline()) return arm_deadline();  // it started in time
+      (clock_->start_known() ? outcome_.timed_out : outcome_.start_timed_out) = true;
+      kill_container();
+    });
+  }
+
+  // Inspects the container: its ID for the cgroup monitor, and its start for the run's clock. Once
+  // the start is known the deadline becomes start + wall, and the reaper's too (tighter than the
+  // allowance it was armed with); a start past the allowance ends the run (runtime_failed).
+  void look() {
+    const auto st = sampling_engine_.inspect_container(request_.container_name);
+    if (!st || !*st) return;
+    if (!monitor_->attached()) {
+      outcome_.container_id = (*st)->id;
+      monitor_->attach((*st)->id);
+    }
+    if (clock_->start_known() || !(*st)->started_ns) return;
+    clock_->started(*(*st)->started_ns);
+    if (clock_->started_late()) {
+      outcome_.start_timed_out = true;
+      kill_container();
+      return;
+    }
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(clock_->deadline() - clock::now());
+    if (request_.watcher) request_.watcher->start(std::max(left, std::chrono::milliseconds::zero()));
+    arm_deadline();
+    hold_at(hold_stage::started);
+  }
+
+  static std::int64_t unix_now_ns() noexcept {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
   }
 
   void schedule_sample() {
@@ -198,8 +200,9 @@ class watchdog_run {
   void report_progress() {
     if (!request_.on_progress || samples_ % 2 != 0) return;
     sandbox::scoring_progress p;
-    p.elapsed_seconds = std::chrono::duration<double>(clock::now() - start_).count();
+    p.elapsed_seconds = clock_->script_elapsed(clock::now()).count();
     p.wall_seconds = std::chrono::duration<double>(request_.wall).count();
+    p.starting = !clock_->start_known();
     p.stopping = first_kill_.has_value();
     request_.on_progress(p);
   }
@@ -215,14 +218,15 @@ class watchdog_run {
   asio::steady_timer deadline_, sampler_;
   asio::writable_pipe stdin_;
   asio::readable_pipe stdout_, stderr_;
-  std::array<char, 65536> out_buffer_{}, err_buffer_{};
   // After the context and the pipes, so it goes before them: a client never run is killed and
   // reaped there (Boost.Process's destructor). It never reached the daemon.
-  std::optional<bp::basic_process<asio::io_context::executor_type>> process_;
+  std::optional<client_process> process_;
   clock::time_point start_;
+  std::optional<run_clock> clock_;  // from the gate's opening
   std::optional<clock::time_point> first_kill_;
   bool client_exited_ = false;
   docker_run_outcome outcome_;
+  output_drain output_;
   container_killer killer_;
 };
 
@@ -234,16 +238,6 @@ docker_client::~docker_client() = default;
 docker_run_outcome docker_client::run(std::string_view stdin_data, cgroup_monitor& monitor) {
   const sigpipe_blocked quiet;
   return run_->run(stdin_data, monitor);
-}
-
-std::vector<std::string> docker_client_environment(const std::string& private_config_dir) {
-  return {
-      "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
-      "DOCKER_HOST=unix://" + engine_gate_path(private_config_dir),
-      "DOCKER_CONFIG=" + private_config_dir,
-      "DOCKER_CLI_HINTS=false",
-      "LANG=C",
-  };
 }
 
 }  // namespace plb::runner

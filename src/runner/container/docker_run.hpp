@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs one `docker run` client under Boost.Process with the sandbox's watchdog:
 //   - it is launched first, held at its engine gate (engine_gate.hpp) while the caller's preflight
-//     runs, and reaches the daemon only from run() on; the wall time counts from there;
+//     runs, and reaches the daemon only from run() on; from there the container has its start
+//     allowance, and once it has started, the wall time (run_clock.hpp: the script's own run);
 //   - stdin gets the features document; a script that never reads it neither hangs nor kills us;
 //   - stdout and stderr are drained together under one byte cap; stderr is discarded unread and
 //     stdout is kept only up to the cap, then discarded too while the client keeps being drained
@@ -17,46 +18,53 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "support/cancellation.hpp"
 #include "runner/container/cgroup_monitor.hpp"
+#include "runner/container/client_launch.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "plb/sandbox/limits.hpp"
 #include "runner/container/reaper.hpp"
 
 namespace plb::runner {
 
-inline constexpr const char* docker_binary = "/usr/bin/docker";
-
 struct docker_run_request {
   std::vector<std::string> arguments;  // from the sandbox policy: "run", ...
   std::string container_name;
   std::chrono::milliseconds wall{std::chrono::seconds(sandbox::SandboxLimits{}.wall_seconds)};
+  std::chrono::milliseconds start_allowance{std::chrono::seconds(sandbox::SandboxLimits{}.start_seconds)};
   std::size_t output_cap_bytes = sandbox::bytes(sandbox::SandboxLimits{}.output_mib);
   std::string private_config_dir;  // the client's DOCKER_CONFIG, root's and 0700; its engine gate listens there
   std::string client_cpus;         // the run's --cpuset-cpus list: the client runs on those CPUs too ("": anywhere)
   std::function<void(const sandbox::scoring_progress&)> on_progress;  // every 200 ms; may be empty
   const cancellation* cancel = nullptr;                               // polled while the container runs
-  reaper* watcher = nullptr;                                          // told the client's PID and the wall time
+  reaper* watcher = nullptr;  // told the client's PID and the deadline, then the tighter one once started
 };
 
 struct docker_run_outcome {
   bool client_exited = false;
-  int client_exit_code = -1;  // valid when client_exited
-  int client_signal = 0;      // the client died by this signal
-  bool timed_out = false;
+  int client_exit_code = -1;     // valid when client_exited
+  int client_signal = 0;         // the client died by this signal
+  bool timed_out = false;        // the script's own run reached the wall time
+  bool start_timed_out = false;  // the container did not start within its start allowance
   bool output_cap_exceeded = false;
-  int interrupted_by = 0;        // the signal of a stop request honoured during the run
-  std::string start_problem;     // the docker client could not be started at all
-  bool daemon_lost = false;      // the daemon stopped answering during the run
-  bool reaper_lost = false;      // the run's reaper died: the run was stopped
-  std::string stdout_bytes;      // untrusted: parse it, never print it
-  std::size_t output_bytes = 0;  // stdout and stderr together, all that arrived
-  std::string container_id;      // once the daemon had created it
-  std::chrono::duration<double> elapsed{};
+  int interrupted_by = 0;                   // the signal of a stop request honoured during the run
+  std::string start_problem;                // the docker client could not be started at all
+  bool daemon_lost = false;                 // the daemon stopped answering during the run
+  bool reaper_lost = false;                 // the run's reaper died: the run was stopped
+  std::string stdout_bytes;                 // untrusted: parse it, never print it
+  std::size_t output_bytes = 0;             // stdout and stderr together, all that arrived
+  std::string container_id;                 // once the daemon had created it
+  std::chrono::duration<double> elapsed{};  // the client's life from the gate's opening
+  // The run's clock as the watchdog saw it (run_clock.hpp): when the gate opened, when the daemon
+  // said the container started (nullopt: not seen), and the script's time at the client's exit.
+  std::int64_t gate_opened_unix_ns = 0;
+  std::optional<std::int64_t> seen_start_unix_ns;
+  std::chrono::duration<double> seen_script{};
   cgroup_usage usage;
 };
 
@@ -80,9 +88,5 @@ class docker_client {
  private:
   std::unique_ptr<watchdog_run> run_;
 };
-
-// The docker client's environment: nothing of the operator's, only what points it at the local
-// daemon with an empty private configuration (no contexts, plugins or credential helpers).
-std::vector<std::string> docker_client_environment(const std::string& private_config_dir);
 
 }  // namespace plb::runner

@@ -17,6 +17,7 @@
 #include "support/unix_address.hpp"
 #include "support/child_process.hpp"
 #include "support/failure.hpp"
+#include "support/test_hold.hpp"
 
 namespace plb::runner {
 namespace {
@@ -142,7 +143,8 @@ void engine_gate::relay(pid_t client) noexcept {
   // Its name marks the opening in a trace (tests/gvisor/count_calls.py splits the tool's requests
   // there) and in `ps -L`.
   ::prctl(PR_SET_NAME, gate_thread_name, 0, 0, 0);
-  const sigpipe_blocked quiet;  // a peer gone mid-splice is an EPIPE here, not a signal
+  hold_at(hold_stage::gate_opened);  // before anything is relayed: the client's requests wait with the tool
+  const sigpipe_blocked quiet;       // a peer gone mid-splice is an EPIPE here, not a signal
   std::list<relayed_connection> connections;
   std::vector<pollfd> fds;
   std::vector<relayed_connection*> owners;  // fds[2 + 2k], fds[3 + 2k] belong to owners[k]

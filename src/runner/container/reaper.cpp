@@ -31,7 +31,7 @@ using namespace reaper_calls;
 struct reaper_plan {
   sockaddr_un address{};
   std::string kill_request, remove_request;
-  std::int64_t window_ms = 0;            // wall + grace: how long the name is enforced after the tool is gone
+  std::int64_t window_ms = 0;            // bound + grace: how long the name is enforced after the tool is gone
   std::string log_path;                  // one line per problem, in the state directory
   std::string kill_stuck, remove_stuck;  // those lines, written before fork
 };
@@ -88,7 +88,7 @@ bool kill_confirmed(int status) noexcept { return status == 204 || status == 409
     pollfd p{in, POLLIN, 0};
     const int ready = ::poll(&p, 1, timeout);
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {  // the tool is alive but its run is past wall + grace: stop the container
+    if (ready == 0) {  // the tool is alive but its run is past its deadline + grace: stop the container
       const int status = engine_call(plan.address, plan.kill_request);
       killed = kill_confirmed(status);
       if (!killed) {  // not there yet (404), or not confirmed: try again shortly, and say so once
@@ -100,7 +100,7 @@ bool kill_confirmed(int status) noexcept { return status == 204 || status == 409
     }
     const ssize_t n = ::read(in, message + have, sizeof message - have);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {  // the tool died (or closed without release): the name is enforced to wall + grace
+    if (n <= 0) {  // the tool died (or closed without release): the name is enforced to the deadline
       const std::int64_t until = deadline >= 0 ? deadline : now_ms() + plan.window_ms;
       remove_now(plan, client_pidfd, client, until);
     }
@@ -124,12 +124,12 @@ bool kill_confirmed(int status) noexcept { return status == 204 || status == 409
 
 }  // namespace
 
-reaper::reaper(const std::string& socket_path, const std::string& container_name, std::chrono::milliseconds wall) {
+reaper::reaper(const std::string& socket_path, const std::string& container_name, std::chrono::milliseconds bound) {
   reaper_plan plan;
-  plan.window_ms = (wall + reaper_grace).count();
+  plan.window_ms = (bound + reaper_grace).count();
   plan.log_path = std::string(state_dir) + "/reaper.log";
-  plan.kill_stuck = "plb-sandbox reaper: the daemon did not confirm the kill of " + container_name +
-                    " past its wall time; retrying\n";
+  plan.kill_stuck =
+      "plb-sandbox reaper: the daemon did not confirm the kill of " + container_name + " past its deadline; retrying\n";
   plan.remove_stuck = "plb-sandbox reaper: the daemon has not confirmed the removal of " + container_name +
                       " for 120 s; still trying every 5 s\n";
   const auto address = unix_address(socket_path);
@@ -198,8 +198,8 @@ void reaper::send(char kind, std::uint64_t value) noexcept {
   }
 }
 
-void reaper::start(std::chrono::milliseconds wall) noexcept {
-  send('S', static_cast<std::uint64_t>((wall + reaper_grace).count()));
+void reaper::start(std::chrono::milliseconds bound) noexcept {
+  send('S', static_cast<std::uint64_t>((bound + reaper_grace).count()));
 }
 
 void reaper::watch_client(pid_t client) noexcept { send('P', static_cast<std::uint64_t>(client)); }

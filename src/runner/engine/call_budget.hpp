@@ -21,6 +21,9 @@ namespace plb::runner::budget {
 // The docker watchdog samples the container this often (docker_run.cpp); the rows whose count
 // grows with the run are bounded in samples.
 inline constexpr std::chrono::milliseconds sample_period{100};
+// Once the daemon has created the container, the watchdog looks for its start (the run's clock,
+// run_clock.hpp) at every this-many-th sample until it has seen it.
+inline constexpr unsigned start_look_samples = 5;
 
 enum class phase {
   preflight,  // before the docker client's engine gate opens (the client is starting up meanwhile)
@@ -35,6 +38,9 @@ enum class window {
   run,            // ...the run phase (the gate open to the client's reap)
   until_created,  // ...the time before the daemon has created the container (the client's create
                   // request, and one period for it to be answered)
+  until_started,  // ...the time from the client's create request until the container started (the
+                  // run's recorded startup_seconds after the gate's opening), and one look's
+                  // period more for the watchdog to see it
 };
 
 struct exec_call {
@@ -62,7 +68,7 @@ inline constexpr std::array<exec_call, 2> execs{{
      "runsc_identity.hpp)"},
 }};
 
-inline constexpr std::array<engine_call, 13> engine{{
+inline constexpr std::array<engine_call, 14> engine{{
     {"tool", phase::preflight, "GET", "/info", 1, window::none, 0,
      "daemon answers, Linux daemon, cgroup controllers, the runsc entry and the keys of both caches: one "
      "answer for all of them"},
@@ -71,8 +77,10 @@ inline constexpr std::array<engine_call, 13> engine{{
     {"tool", phase::preflight, "GET", "/containers/json?{query}", 1, window::none, 0,
      "the sweep: what runs whose tool died left behind goes before anything new starts"},
     {"tool", phase::run, "GET", "/containers/{name}/json", 1, window::until_created, 1,
-     "the container's ID for the cgroup monitor: asked once a sample until the daemon has created it, "
-     "then never again"},
+     "the container's ID for the cgroup monitor: asked once a sample until the daemon has created it"},
+    {"tool", phase::run, "GET", "/containers/{name}/json", 0, window::until_started, start_look_samples,
+     "its start for the run's clock (the wall time counts from there): asked every fifth sample until "
+     "seen, then never again; once more at the start allowance's end if it was not seen by then"},
     {"tool", phase::run, "GET", "/_ping", 0, window::run, 5,
      "whether the daemon still answers, every fifth sample (the watchdog, docker_run.cpp)"},
     {"tool", phase::cleanup, "GET", "/containers/{name}/json", 1, window::none, 0,

@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 
 #include "plb/sandbox/sandbox_policy.hpp"
+#include "runner/engine/engine_time.hpp"
 
 namespace plb::runner {
 namespace {
@@ -145,6 +146,8 @@ std::optional<container_state> parse_container_inspect_or(std::string_view text,
     if (const auto* v = string_field(s, "StartedAt")) c.started_at.assign(v->data(), v->size());
     if (const auto* v = string_field(s, "FinishedAt")) c.finished_at.assign(v->data(), v->size());
     if (const auto* v = string_field(s, "Error")) c.error.assign(v->data(), v->size());
+    c.started_ns = parse_engine_time(c.started_at);
+    c.finished_ns = parse_engine_time(c.finished_at);
     return c;
   });
 }

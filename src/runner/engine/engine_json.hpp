@@ -46,7 +46,8 @@ struct container_state {
   std::int64_t exit_code = 0;
   std::string started_at;
   std::string finished_at;
-  std::string error;  // the daemon's own start error, if any
+  std::optional<std::int64_t> started_ns, finished_ns;  // those two, parsed (engine_time.hpp); nullopt: not yet
+  std::string error;                                    // the daemon's own start error, if any
 };
 
 struct labelled_container {

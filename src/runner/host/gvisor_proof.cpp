@@ -41,8 +41,11 @@ void store_proof(const std::string& key, const std::string& guest_kernel, const 
 }
 
 // What a probe that did not print a kernel release says about the host.
-refusal probe_failure(const completed_run& done) {
+refusal probe_failure(const completed_run& done, std::uint64_t start_seconds) {
   const docker_run_outcome& out = done.outcome;
+  if (out.start_timed_out)
+    return {"the probe container did not start within its " + std::to_string(start_seconds) + " s start allowance",
+            "check runsc, dockerd's log and the host's load"};
   if (out.timed_out)
     return {"the probe container did not finish within " +
                 std::to_string(sandbox::policy_constants::probe_wall_seconds) + " s",
@@ -80,10 +83,12 @@ host_result<gvisor_proof> prove_gvisor(const proof_request& r) {
   // sweep, and its deadline label bounds it for the warden.
   const run_directory probe_dir(policy.spec->run_id());
   const std::chrono::seconds wall(sandbox::policy_constants::probe_wall_seconds);
-  container_run container(r.engine, policy.spec->container_name(), wall);
+  const std::chrono::seconds start(r.limits.start_seconds);
+  container_run container(r.engine, policy.spec->container_name(), start + wall);
   docker_run_request req;
   req.arguments = policy.spec->docker_probe_arguments();
   req.wall = wall;
+  req.start_allowance = start;
   req.output_cap_bytes = 4096;
   req.private_config_dir = probe_dir.docker_config_dir();  // its own gate: the run's is held meanwhile
   req.cancel = r.cancel;
@@ -95,7 +100,8 @@ host_result<gvisor_proof> prove_gvisor(const proof_request& r) {
   if (done.outcome.reaper_lost)
     fail(sandbox::verdict::runtime_failed, "the gVisor probe's reaper process died, so the probe was stopped");
   if (!done.outcome.start_problem.empty()) fail(sandbox::verdict::internal_error, done.outcome.start_problem);
-  if (done.outcome.timed_out || !done.state || done.state->exit_code != 0) return probe_failure(done);
+  if (done.outcome.timed_out || done.outcome.start_timed_out || !done.state || done.state->exit_code != 0)
+    return probe_failure(done, r.limits.start_seconds);
 
   std::string release = done.outcome.stdout_bytes;
   while (!release.empty() && (release.back() == '\n' || release.back() == '\r')) release.pop_back();

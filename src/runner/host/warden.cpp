@@ -19,12 +19,13 @@
 namespace plb::runner {
 namespace {
 
-// The longest deadline any run can have: the wall time's upper bound (limits.hpp) + the grace.
+// The longest deadline any run can have: the start allowance's and the wall time's upper bounds
+// (limits.hpp) + the grace.
 constexpr std::int64_t longest_deadline() noexcept {
-  for (const auto& row : sandbox::limit_table)
-    if (row.field == sandbox::limit_field::wall_seconds)
-      return static_cast<std::int64_t>(row.max + sandbox::policy_constants::deadline_grace_seconds);
-  return 0;
+  using sandbox::limit_field;
+  return static_cast<std::int64_t>(sandbox::info(limit_field::start_seconds).max +
+                                   sandbox::info(limit_field::wall_seconds).max +
+                                   sandbox::policy_constants::deadline_grace_seconds);
 }
 static_assert(longest_deadline() > static_cast<std::int64_t>(sandbox::policy_constants::probe_wall_seconds));
 

@@ -13,7 +13,7 @@
 namespace plb::runner {
 
 explanation explain(const score_request& request) {
-  const prepared_inputs in = prepare_inputs(request, nullptr);
+  const prepared_inputs in = prepare_inputs(request, check_local_inputs(request), nullptr);
   explanation e{request,
                 in.script.bytes.size(),
                 in.script.digest.hex(),
@@ -67,7 +67,7 @@ namespace {
 boost::json::object call_budget_json() {
   namespace json = boost::json;
   static constexpr const char* phases[] = {"preflight", "run", "cleanup"};
-  static constexpr const char* windows[] = {"none", "run", "until_created"};
+  static constexpr const char* windows[] = {"none", "run", "until_created", "until_started"};
   json::array execs, engine;
   for (const auto& x : budget::execs)
     execs.push_back(json::object{{"program", x.program}, {"count", x.count}, {"reason", x.reason}});

@@ -11,6 +11,7 @@
 
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
+#include "support/test_hold.hpp"
 
 namespace plb::runner {
 
@@ -36,6 +37,7 @@ input_data read_input(const std::string& path, const std::vector<std::string>& f
     in.file_bytes += chunk.size();
     r = reader.feed(chunk);
     if (!r) break;
+    if (in.file_bytes == chunk.size()) hold_at(hold_stage::reading_data);  // after the first block
   }
   if (r) r = reader.finish();
   if (!r) {

@@ -50,9 +50,20 @@ std::optional<run_verdict> judge(const completed_run& done, const sandbox::Sandb
   if (out.reaper_lost)
     return run_verdict{verdict::runtime_failed,
                        "the run's reaper process died, so the run was stopped before the script finished"};
-  if (out.timed_out)
-    return run_verdict{verdict::timeout,
-                       "the script did not finish within its " + std::to_string(limits.wall_seconds) + " s wall time"};
+  // The host's start-up before the script's own run (run_clock.hpp): never charged to the script.
+  if (out.start_timed_out ||
+      (done.times.started && done.times.startup_seconds > static_cast<double>(limits.start_seconds)))
+    return run_verdict{verdict::runtime_failed, "the container did not start within its " +
+                                                    std::to_string(limits.start_seconds) +
+                                                    " s start allowance (the daemon and gVisor were slow: the host's "
+                                                    "load, not the script)"};
+  // The watchdog's own view decides a timeout; the daemon's times only where the watchdog never saw
+  // the start (a tool stopped before it could look, resumed after the reaper's kill).
+  const bool past_wall_by_the_daemon = !out.seen_start_unix_ns && done.times.started &&
+                                       done.times.script_seconds >= static_cast<double>(limits.wall_seconds);
+  if (out.timed_out || (past_wall_by_the_daemon && !out.output_cap_exceeded))
+    return run_verdict{verdict::timeout, "the script did not finish within its " + std::to_string(limits.wall_seconds) +
+                                             " s wall time (counted from its container's start)"};
   if (out.output_cap_exceeded)
     return run_verdict{verdict::output_cap_exceeded, "the script wrote more than " + std::to_string(limits.output_mib) +
                                                          " MiB to stdout and stderr together"};

@@ -4,17 +4,27 @@
 #include "plb/sandbox/features_encoder.hpp"
 #include "runner/score/score.hpp"
 #include "support/failure.hpp"
+#include "support/file_io.hpp"
 
 namespace plb::runner {
 
 using sandbox::verdict;
 
-prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel) {
-  prepared_inputs p;
+verified_script check_local_inputs(const score_request& request) {
   const std::size_t script_limit = sandbox::bytes(request.limits.script_mib);
-  p.script = request.script_bytes
-                 ? verify_script(*request.script_bytes, request.model_sha256, script_limit, "script_bytes")
-                 : read_script(request.model, request.model_sha256, script_limit);
+  verified_script script =
+      request.script_bytes ? verify_script(*request.script_bytes, request.model_sha256, script_limit, "script_bytes")
+                           : read_script(request.model, request.model_sha256, script_limit);
+  if (!request.table) {  // the data file opens as a regular file; reading it is prepare_inputs' work
+    const opened_file data = open_regular_file(request.data);
+    if (!data) fail(verdict::input_refused, "--data " + request.data + ": " + describe(data));
+  }
+  return script;
+}
+
+prepared_inputs prepare_inputs(const score_request& request, verified_script script, const cancellation* cancel) {
+  prepared_inputs p;
+  p.script = std::move(script);
   if (request.table) {
     p.input.table = *request.table;  // checked against limits.input_values by check_in_memory_request
   } else {

@@ -54,9 +54,11 @@ sandbox::sandbox_policy build_policy(const score_request& request, const std::st
 
 namespace {
 
-sandbox::sandbox_usage usage_of(const docker_run_outcome& out) {
+sandbox::sandbox_usage usage_of(const completed_run& done) {
+  const docker_run_outcome& out = done.outcome;
   sandbox::sandbox_usage u;
-  u.wall_seconds = out.elapsed.count();
+  u.startup_seconds = done.times.started ? done.times.startup_seconds : out.elapsed.count();
+  u.wall_seconds = done.times.script_seconds;
   u.cpu_seconds = static_cast<double>(out.usage.cpu_nanoseconds) / 1e9;
   u.memory_peak_bytes = out.usage.memory_peak_bytes;
   u.output_bytes = out.output_bytes;
@@ -125,9 +127,9 @@ struct staged_inputs {
 };
 
 // The spec was built first, so the snapshot belongs to exactly the user the sandbox runs as.
-staged_inputs stage_inputs(const score_request& request, const run_directory& dir, const cancellation& cancel,
-                           const sandbox::sandbox_policy& spec) {
-  prepared_inputs in = prepare_inputs(request, &cancel);
+staged_inputs stage_inputs(const score_request& request, verified_script script, const run_directory& dir,
+                           const cancellation& cancel, const sandbox::sandbox_policy& spec) {
+  prepared_inputs in = prepare_inputs(request, std::move(script), &cancel);
   cancel.check();
   auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
   cancel.check();
@@ -139,6 +141,7 @@ docker_run_request run_request(const score_request& request, const sandbox::sand
   docker_run_request run;
   run.arguments = spec.docker_run_arguments();
   run.wall = std::chrono::seconds(request.limits.wall_seconds);
+  run.start_allowance = std::chrono::seconds(request.limits.start_seconds);
   run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
   run.private_config_dir = dir.docker_config_dir();
   run.client_cpus = spec.cpuset();
@@ -186,13 +189,15 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   using phases = sandbox::scoring_phases;
   const cancellation& cancel = hooks.cancel;
   phase_clock clock(report.phases);
+  // A request that cannot run fails here, before a reaper, a CPU or a docker client is spent on it.
+  verified_script script = check_local_inputs(request);
   const std::string run_id = new_run_id();
   run_directory dir(run_id);
   const docker_engine engine;
   // The reaper is forked first, while the process is smallest, and watches the name from here on
   // (should the run end before its client starts, it is released without a word to the daemon).
   container_run container(engine, std::string(sandbox::policy_constants::name_prefix) + run_id,
-                          std::chrono::seconds(request.limits.wall_seconds));
+                          std::chrono::seconds(request.limits.start_seconds + request.limits.wall_seconds));
   // CPUs no other run here holds (it waits for them); the inputs are staged alongside the preflight.
   const cpu_lease cpus = host_cpu_allocator().acquire(request.limits.cpu_millicores, cancel);
   const sandbox::sandbox_policy spec =
@@ -201,7 +206,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   // and the staging, held at its engine gate: it reaches the daemon only in container.run().
   container.launch(run_request(request, spec, dir, hooks));
   auto staging = std::async(hooks.host ? std::launch::deferred : std::launch::async,
-                            [&] { return stage_inputs(request, dir, cancel, spec); });
+                            [&] { return stage_inputs(request, std::move(script), dir, cancel, spec); });
   labelled_list listed;
   const host_facts host = hooks.host ? *hooks.host : preflight(engine, request.image, request.limits, cancel, &listed);
   if (hooks.host) require_warden();
@@ -222,7 +227,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   clock.end(&phases::cleanup);  // the client's life, then the cleanup after it
   report.phases.run = out.elapsed.count();
   report.phases.cleanup = std::max(0.0, report.phases.cleanup - report.phases.run);
-  report.usage = usage_of(out);
+  report.usage = usage_of(done);
   // A container that may remain is reported as such, even when a stop request ended the run.
   if (!done.cleanup_problem.empty()) fail(verdict::cleanup_failed, done.cleanup_problem);
   if (out.interrupted_by) throw interrupted{out.interrupted_by};

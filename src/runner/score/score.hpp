@@ -38,8 +38,14 @@ struct prepared_inputs {
   std::string document;
 };
 
-// `cancel` (may be null) is checked while the data is read.
-prepared_inputs prepare_inputs(const score_request& request, const cancellation* cancel);
+// The cheap, local checks of a request, made before anything starts (no reaper, CPU lease or
+// docker client for a request that cannot run): the script read and verified against its digest
+// within its size limit, and the data file opened as a regular file. Throws failure(input_refused).
+verified_script check_local_inputs(const score_request& request);
+
+// The rest: the data read and the features document encoded within its limit. `cancel` (may be
+// null) is checked while the data is read.
+prepared_inputs prepare_inputs(const score_request& request, verified_script script, const cancellation* cancel);
 
 struct host_facts;
 

@@ -81,7 +81,8 @@ TEST_F(ClaimDir, DeadWorkersLinesAreHandedBackOnlyAfterTheirDeadline) {
   const claim_dir claims(dir);
   ASSERT_TRUE(claims.try_claim("a", {"7_0", "n1", 1000}));
   ASSERT_TRUE(claims.try_claim("b", {"7_1", "n2", 1000}));
-  const std::int64_t deadline = 1000 + 5 + 10 + claim_start_allowance_seconds;
+  // The claim, the way to the container's creation, its 30 s start allowance, 5 s of wall time, the grace.
+  const std::int64_t deadline = 1000 + 30 + 5 + 10 + claim_start_allowance_seconds;
   EXPECT_EQ(hand_back_lost_claims(claims, plan, {}, deadline - 1), 0u) << "its sandbox may still run";
   EXPECT_EQ(hand_back_lost_claims(claims, plan, {"7_0", "7_1"}, deadline + 1000), 0u) << "workers alive";
   EXPECT_EQ(hand_back_lost_claims(claims, plan, {"7_1"}, deadline), 1u);

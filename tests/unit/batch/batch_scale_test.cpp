@@ -122,7 +122,7 @@ TEST(OutcomeList, KeepsARowPerLineAndEachDistinctStringOnce) {
   outcome_list list(many);
   const line_outcome failed{"input_refused", 3, std::string(200, 'm'), std::nullopt, "", "node-1", "local"};
   for (std::size_t i = 0; i < many; ++i) list.set(i, failed);
-  EXPECT_LE(sizeof(outcome_list::row), 72u);
+  EXPECT_LE(sizeof(outcome_list::row), 80u);  // the usage's six figures, start-up included, are most of it
   EXPECT_LE(list.memory_bytes(), many * sizeof(outcome_list::row) + 4096) << "one message, however many lines";
   const line_outcome ok{"success", 0, "", sandbox::sandbox_usage{1.5, 0.25, 1024, 7, 3}, hex64, "n2", "7_1"};
   list.set(7, ok);
@@ -158,6 +158,7 @@ std::string whole_document(const summary_header& h, const batch_plan& plan, cons
                      {"verdict", o.state},
                      {"exit_code", o.exit_code >= 0 ? json::value(o.exit_code) : json::value(nullptr)},
                      {"message", summary_text(o.message)},
+                     {"startup_seconds", rounded(o.usage ? std::optional(o.usage->startup_seconds) : std::nullopt)},
                      {"wall_seconds", rounded(o.usage ? std::optional(o.usage->wall_seconds) : std::nullopt)},
                      {"cpu_seconds", rounded(o.usage ? std::optional(o.usage->cpu_seconds) : std::nullopt)},
                      {"memory_peak_bytes", o.usage ? json::value(o.usage->memory_peak_bytes) : json::value(nullptr)},

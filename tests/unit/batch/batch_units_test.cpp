@@ -169,13 +169,13 @@ TEST_F(BatchFiles, SummaryQuotesMessagesAndCountsStates) {
   write("manifest.jsonl", line("a") + line("b"));
   const batch_plan plan = plan_batch(config());
   std::vector<line_outcome> outcomes(2);
-  outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0}, hex64, "n1", "7_0"};
+  outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0, 2.25}, hex64, "n1", "7_0"};
   outcomes[1] = {"not_run", -1, "a, \"quoted\" reason", std::nullopt, ""};
   EXPECT_EQ(render_summary_csv(plan, outcomes),
-            "id,line,verdict,exit_code,message,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,"
-            "predictions_sha256\n"
-            "a,1,success,0,ok,1.500,0.250,1024,n1,7_0," +
-                hex64 + "\nb,2,not_run,,\"a, \"\"quoted\"\" reason\",,,,,,\n");
+            "id,line,verdict,exit_code,message,startup_seconds,wall_seconds,cpu_seconds,memory_peak_bytes,node,"
+            "worker,predictions_sha256\n"
+            "a,1,success,0,ok,2.250,1.500,0.250,1024,n1,7_0," +
+                hex64 + "\nb,2,not_run,,\"a, \"\"quoted\"\" reason\",,,,,,,\n");
   const auto json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}, {}}, plan, outcomes);
   EXPECT_NE(json.find(R"("complete":false)"), std::string::npos);
   EXPECT_NE(json.find(R"("counts":{"not_run":1,"success":1})"), std::string::npos);
@@ -195,12 +195,13 @@ TEST(SlurmOptions, ResourcesFollowTheLargestRun) {
   batch_plan plan;
   plan.add(1, "a", first);
   plan.add(2, "b", second);
-  // One worker: both lines (615 s and 45 s), the longest twice more, 120 s of preflight: 34 min.
-  EXPECT_EQ(slurm_resources(plan, {0, 1}), (std::vector<std::string>{"--cpus-per-task=2", "--mem=2240M", "--time=34"}));
-  EXPECT_EQ(slurm_resources(plan, {0}), (std::vector<std::string>{"--cpus-per-task=1", "--mem=704M", "--time=33"}));
+  // One worker: both lines (645 s and 75 s: each with its 30 s start allowance), the longest twice
+  // more, 120 s of preflight: 36 min.
+  EXPECT_EQ(slurm_resources(plan, {0, 1}), (std::vector<std::string>{"--cpus-per-task=2", "--mem=2240M", "--time=36"}));
+  EXPECT_EQ(slurm_resources(plan, {0}), (std::vector<std::string>{"--cpus-per-task=1", "--mem=704M", "--time=35"}));
   // Two runs at once: twice the CPUs and the runs' memory, the tool's once; half the time for the share.
   EXPECT_EQ(slurm_resources(plan, {0, 1}, 2, 1),
-            (std::vector<std::string>{"--cpus-per-task=4", "--mem=4352M", "--time=28"}));
+            (std::vector<std::string>{"--cpus-per-task=4", "--mem=4352M", "--time=30"}));
 }
 
 TEST(SlurmOptions, LocalOnlyOutputDirectoriesAreRefused) {

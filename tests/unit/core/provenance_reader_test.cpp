@@ -91,7 +91,8 @@ TEST(ProvenanceReader, EachProblemIsTypedAndNamesItsField) {
     std::optional<boost::json::value> value;
     E error;
   } cases[] = {
-      {"schema", boost::json::value("plb-sandbox/provenance/2"), E::wrong_schema},
+      {"schema", boost::json::value("plb-sandbox/provenance/1"), E::wrong_schema},  // before the run's clock
+      {"schema", boost::json::value("plb-sandbox/provenance/3"), E::wrong_schema},
       {"surprise", boost::json::value(1), E::unknown_field},
       {"limits.surprise", boost::json::value(1), E::unknown_field},
       {"model_sha256", std::nullopt, E::missing_field},
@@ -107,6 +108,8 @@ TEST(ProvenanceReader, EachProblemIsTypedAndNamesItsField) {
       {"task_type", boost::json::value("ranking"), E::bad_value},
       {"verdict", boost::json::value("won"), E::bad_value},
       {"usage.wall_seconds", boost::json::value(-1.0), E::bad_value},
+      {"usage.startup_seconds", boost::json::value(-1.0), E::bad_value},
+      {"limits.start_seconds", boost::json::value(4), E::bad_value},
       {"usage", boost::json::value("fast"), E::wrong_type},
       {"features", boost::json::array{1}, E::wrong_type},
       {"features", boost::json::array{""}, E::bad_value},

@@ -33,7 +33,7 @@ TEST(ContainerSpec, DefaultArgvInFull) {
       "--name=plb-sandbox-" + kRun,
       "--label=plb-sandbox.run=" + kRun,
       "--label=plb-sandbox.owner=" + kOwner,
-      "--label=plb-sandbox.expires-after=40",  // the spec's 30 s wall time + the warden's 10 s grace
+      "--label=plb-sandbox.expires-after=70",  // 30 s to start + the spec's 30 s wall time + 10 s grace
       "--runtime=runsc",
       "--pull=never",
       "--user=65534:65534",
@@ -87,7 +87,7 @@ TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
       EXPECT_TRUE(has("--ulimit=fsize=1073741824:1073741824"));
       EXPECT_TRUE(has("--tmpfs=/tmp:rw,size=1024m,noexec,nosuid,nodev,mode=1777"));
       EXPECT_TRUE(has("--user=2147483646:2147483646"));
-      EXPECT_TRUE(has("--label=plb-sandbox.expires-after=3610"));  // wall 3600 s + 10 s grace
+      EXPECT_TRUE(has("--label=plb-sandbox.expires-after=4210"));  // start 600 s + wall 3600 s + 10 s grace
     } else {
       EXPECT_TRUE(has("--memory=64m"));
       EXPECT_TRUE(has("--memory-swap=64m"));
@@ -98,7 +98,7 @@ TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
       EXPECT_TRUE(has("--ulimit=fsize=1048576:1048576"));
       EXPECT_TRUE(has("--tmpfs=/tmp:rw,size=1m,noexec,nosuid,nodev,mode=1777"));
       EXPECT_TRUE(has("--user=1:1"));
-      EXPECT_TRUE(has("--label=plb-sandbox.expires-after=11"));  // wall 1 s + 10 s grace
+      EXPECT_TRUE(has("--label=plb-sandbox.expires-after=16"));  // start 5 s + wall 1 s + 10 s grace
     }
     // The controls do not depend on the limits: the same fixed flags at every bound.
     for (const char* fixed :
@@ -219,9 +219,9 @@ TEST(ContainerSpec, ProbeHasEveryControlButNoMount) {
   auto probe = r.spec->docker_probe_arguments();
   auto full = base().build().spec->docker_run_arguments();
   // The probe is the scoring argv minus the mount, with -c CODE in place of the script, and the
-  // probe's own deadline: its 60 s watchdog + the 10 s grace.
-  std::replace(full.begin(), full.end(), std::string("--label=plb-sandbox.expires-after=40"),
-               std::string("--label=plb-sandbox.expires-after=70"));
+  // probe's own deadline: the 30 s start allowance, its 60 s watchdog and the 10 s grace.
+  std::replace(full.begin(), full.end(), std::string("--label=plb-sandbox.expires-after=70"),
+               std::string("--label=plb-sandbox.expires-after=100"));
   full.erase(std::remove_if(full.begin(), full.end(), [](const std::string& a) { return a.starts_with("--mount="); }),
              full.end());
   full.pop_back();
@@ -230,11 +230,12 @@ TEST(ContainerSpec, ProbeHasEveryControlButNoMount) {
   EXPECT_EQ(probe, full);
 }
 
-TEST(ContainerSpec, DeadlineLabelFollowsTheWallTime) {
+TEST(ContainerSpec, DeadlineLabelFollowsTheStartAllowanceAndTheWallTime) {
   sb::SandboxLimits l;
-  l.wall_seconds = 3600;  // the bound's top: the label still carries wall + grace
+  l.wall_seconds = 3600;  // the bound's top: the label still carries start + wall + grace
+  l.start_seconds = 45;
   const auto r = base().limits(l).build();
   ASSERT_TRUE(r) << sb::message(r.error);
   const auto argv = r.spec->docker_run_arguments();
-  EXPECT_NE(std::find(argv.begin(), argv.end(), "--label=plb-sandbox.expires-after=3610"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--label=plb-sandbox.expires-after=3655"), argv.end());
 }

@@ -112,6 +112,40 @@ const judge_case cases[] = {
      },
      verdict::runtime_failed, "did not report the container's exit"},
     {"timeout", [](completed_run& d) { d.outcome.timed_out = true; }, verdict::timeout, "7 s wall time"},
+    // The run's clock (run_clock.hpp): the host's start-up is never the script's, and a start past
+    // its allowance is the host's fault, whatever else was seen.
+    {"start_allowance_passed", [](completed_run& d) { d.outcome.start_timed_out = true; }, verdict::runtime_failed,
+     "did not start within its 30 s start allowance"},
+    {"start_allowance_beats_a_timeout",
+     [](completed_run& d) {
+       d.outcome.start_timed_out = true;
+       d.outcome.timed_out = true;
+       exit_with(d, 137);
+     },
+     verdict::runtime_failed, "start allowance"},
+    {"started_late_by_the_daemons_times",
+     [](completed_run& d) {
+       d.times = {true, 30.5, 1.0};  // stopped tool: it never saw the start, the daemon's times tell
+     },
+     verdict::runtime_failed, "start allowance"},
+    {"slow_start_within_the_allowance_is_not_charged",
+     [](completed_run& d) {
+       d.times = {true, 29.0, 6.9};  // 29 s to start, then 6.9 s of a 7 s wall time
+       d.outcome.seen_start_unix_ns = 1;
+     },
+     std::nullopt, ""},
+    {"past_the_wall_by_the_daemons_times_when_the_start_was_never_seen",
+     [](completed_run& d) {
+       d.times = {true, 1.0, 12.0};  // the reaper killed it; the watchdog, stopped, saw nothing
+       exit_with(d, 137);
+     },
+     verdict::timeout, "7 s wall time"},
+    {"the_watchdogs_view_decides_once_it_saw_the_start",
+     [](completed_run& d) {
+       d.times = {true, 1.0, 7.05};  // the daemon dated the exit a moment late; the watchdog saw it in time
+       d.outcome.seen_start_unix_ns = 1;
+     },
+     std::nullopt, ""},
     {"output_cap", [](completed_run& d) { d.outcome.output_cap_exceeded = true; }, verdict::output_cap_exceeded,
      "4 MiB"},
     {"vanished",

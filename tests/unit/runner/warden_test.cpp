@@ -38,10 +38,11 @@ TEST(WardenOverdue, OnlyTheToolsOwnWithAWellFormedDeadline) {
   EXPECT_EQ(overdue({ours(1000, "3610")}, late).size(), 1u);
 }
 
-TEST(WardenOverdue, NoLabelBuysMoreThanTheLongestWallTimePlusGrace) {
-  // limits.hpp bounds the wall time at 3600 s; + 10 s grace. A larger label counts as 3610.
-  EXPECT_TRUE(overdue({ours(1000, "999999999999999999999")}, 1000 + 3609).empty());
-  const auto due = overdue({ours(1000, "999999999999999999999")}, 1000 + 3610);
+TEST(WardenOverdue, NoLabelBuysMoreThanTheLongestStartAndWallTimePlusGrace) {
+  // limits.hpp bounds the start allowance at 600 s and the wall time at 3600 s; + 10 s grace. A
+  // larger label counts as 4210.
+  EXPECT_TRUE(overdue({ours(1000, "999999999999999999999")}, 1000 + 4209).empty());
+  const auto due = overdue({ours(1000, "999999999999999999999")}, 1000 + 4210);
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].seconds_past, 0);
 }

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// The docker client's stdout and stderr, drained together under one byte cap (the spec: stderr is
+// discarded and shares the output cap). stderr is read and dropped; stdout is kept up to the cap.
+// Past the cap nothing more is kept, `on_cap` is called once (the watchdog kills the container),
+// and both pipes go on being drained to their end: an undrained client stalls, and `docker rm -f`
+// then hangs for minutes.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <utility>
+
+#include <boost/asio.hpp>
+
+namespace plb::runner {
+
+class output_drain {
+ public:
+  output_drain(std::size_t cap_bytes, std::function<void()> on_cap) : cap_(cap_bytes), on_cap_(std::move(on_cap)) {}
+  output_drain(const output_drain&) = delete;
+  output_drain& operator=(const output_drain&) = delete;
+
+  // Reads both pipes on their executor until each ends; the pipes must outlive the reads.
+  void start(boost::asio::readable_pipe& out, boost::asio::readable_pipe& err) {
+    read(out, true);
+    read(err, false);
+  }
+
+  std::size_t bytes() const noexcept { return bytes_; }  // all that arrived, both streams
+  bool cap_exceeded() const noexcept { return cap_exceeded_; }
+  std::string take_stdout() noexcept { return std::move(stdout_); }  // untrusted: parse it, never print it
+
+ private:
+  void read(boost::asio::readable_pipe& pipe, bool keep) {
+    pipe.async_read_some(boost::asio::buffer(keep ? out_buffer_ : err_buffer_),
+                         [this, &pipe, keep](boost::system::error_code e, std::size_t n) {
+                           if (n) take(keep, n);
+                           if (e) {
+                             boost::system::error_code ignore;
+                             pipe.close(ignore);
+                             return;
+                           }
+                           read(pipe, keep);
+                         });
+  }
+
+  void take(bool keep, std::size_t n) {
+    bytes_ += n;
+    if (bytes_ > cap_) {
+      if (!cap_exceeded_) {
+        cap_exceeded_ = true;
+        stdout_.clear();  // never used once the cap is passed
+        on_cap_();
+      }
+      return;  // keep draining, keep nothing
+    }
+    if (keep) stdout_.append(out_buffer_.data(), n);
+  }
+
+  const std::size_t cap_;
+  std::function<void()> on_cap_;
+  std::size_t bytes_ = 0;
+  bool cap_exceeded_ = false;
+  std::string stdout_;
+  std::array<char, 65536> out_buffer_{}, err_buffer_{};
+};
+
+}  // namespace plb::runner

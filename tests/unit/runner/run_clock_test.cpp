@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// The run's clock on given instants: the start allowance until the daemon says the container
+// started, then start + wall; a late start is told apart; the record prefers the daemon's times.
+// And the Engine's timestamps, read exactly.
+#include "runner/container/run_clock.hpp"
+
+#include <gtest/gtest.h>
+
+#include "runner/engine/engine_time.hpp"
+
+namespace plb::runner {
+namespace {
+
+using namespace std::chrono_literals;
+using steady = run_clock::steady;
+
+constexpr std::int64_t s_ns = 1'000'000'000;
+constexpr std::int64_t gate_unix = 1'800'000'000 * s_ns;  // the gate opened then, by the host's clock
+const steady::time_point gate{steady::duration(1000s)};   // ... and then, by the steady clock
+
+TEST(RunClock, TheStartAllowanceRunsUntilTheStartIsKnown) {
+  run_clock c(30s, 5s, gate, gate_unix);
+  EXPECT_FALSE(c.start_known());
+  EXPECT_EQ(c.deadline(), gate + 30s);
+  EXPECT_EQ(c.script_elapsed(gate + 20s).count(), 0) << "the host's start-up is not the script's time";
+  EXPECT_FALSE(c.started_late());
+}
+
+TEST(RunClock, OnceStartedTheWallTimeCountsFromTheDaemonsStart) {
+  run_clock c(30s, 5s, gate, gate_unix);
+  c.started(gate_unix + 2'500'000'000);  // 2.5 s of create and boot
+  EXPECT_TRUE(c.start_known());
+  EXPECT_FALSE(c.started_late());
+  EXPECT_EQ(c.deadline(), gate + 2500ms + 5s);
+  EXPECT_DOUBLE_EQ(c.script_elapsed(gate + 4s).count(), 1.5);
+  c.started(gate_unix + 9 * s_ns);  // a second report changes nothing
+  EXPECT_EQ(c.deadline(), gate + 2500ms + 5s);
+}
+
+TEST(RunClock, AStartPastTheAllowanceIsLate) {
+  run_clock c(30s, 5s, gate, gate_unix);
+  c.started(gate_unix + 30 * s_ns + 1);
+  EXPECT_TRUE(c.started_late());
+  run_clock on_time(30s, 5s, gate, gate_unix);
+  on_time.started(gate_unix + 30 * s_ns);
+  EXPECT_FALSE(on_time.started_late()) << "exactly at the allowance's end is in time";
+}
+
+TEST(RunClock, AStartDatedBeforeTheGateCountsFromTheGate) {
+  run_clock c(30s, 5s, gate, gate_unix);
+  c.started(gate_unix - 3 * s_ns);  // the host's clock stepped back between the two readings
+  EXPECT_EQ(c.deadline(), gate + 5s) << "the script gets no time it did not have";
+}
+
+TEST(RunTimes, TheDaemonsTimesDecideTheRecord) {
+  const auto t = times_of(gate_unix, gate_unix + 2 * s_ns, 3.9s, gate_unix + 1'800'000'000, gate_unix + 5'400'000'000);
+  EXPECT_TRUE(t.started);
+  EXPECT_DOUBLE_EQ(t.startup_seconds, 1.8);
+  EXPECT_DOUBLE_EQ(t.script_seconds, 3.6);
+}
+
+TEST(RunTimes, WhatTheWatchdogSawStandsInForWhatTheDaemonDidNotSay) {
+  const auto t = times_of(gate_unix, gate_unix + 2 * s_ns, 3.5s, std::nullopt, std::nullopt);
+  EXPECT_TRUE(t.started);
+  EXPECT_DOUBLE_EQ(t.startup_seconds, 2.0);
+  EXPECT_DOUBLE_EQ(t.script_seconds, 3.5);
+  const auto no_end = times_of(gate_unix, std::nullopt, 1.25s, gate_unix + s_ns, std::nullopt);
+  EXPECT_DOUBLE_EQ(no_end.script_seconds, 1.25);
+}
+
+TEST(RunTimes, ANeverStartedContainerHasNoScriptTime) {
+  const auto t = times_of(gate_unix, std::nullopt, 0s, std::nullopt, std::nullopt);
+  EXPECT_FALSE(t.started);
+  EXPECT_EQ(t.script_seconds, 0);
+}
+
+TEST(EngineTime, ReadsWhatTheDaemonWrites) {
+  EXPECT_EQ(parse_engine_time("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(parse_engine_time("2026-12-02T05:30:01.123456789Z"), 1796189401LL * s_ns + 123456789);
+  EXPECT_EQ(parse_engine_time("2026-12-02T05:30:01.5Z"), 1796189401LL * s_ns + 500'000'000);
+  EXPECT_EQ(parse_engine_time("2026-12-02T06:30:01+01:00"), 1796189401LL * s_ns);
+  EXPECT_EQ(parse_engine_time("2026-12-02T04:00:01-01:30"), 1796189401LL * s_ns);
+  EXPECT_EQ(parse_engine_time("2024-02-29T00:00:00Z"), 1709164800LL * s_ns);
+}
+
+TEST(EngineTime, DockersZeroTimeMeansNever) { EXPECT_EQ(parse_engine_time("0001-01-01T00:00:00Z"), std::nullopt); }
+
+TEST(EngineTime, AnythingElseIsRefused) {
+  for (const char* bad :
+       {"", "2026-12-02", "2026-12-02T05:30:01", "2026-12-02T05:30:01.Z", "2026-12-02 05:30:01Z",
+        "2026-13-02T05:30:01Z", "2026-02-30T05:30:01Z", "2025-02-29T00:00:00Z", "2026-12-02T24:00:00Z",
+        "2026-12-02T05:60:01Z", "2026-12-02T05:30:01.1234567890Z", "2026-12-02T05:30:01Zx", "2026-12-02T05:30:01+0100",
+        "+026-12-02T05:30:01Z", "2026-12-02T05:30:01.12a3Z"})
+    EXPECT_EQ(parse_engine_time(bad), std::nullopt) << bad;
+}
+
+}  // namespace
+}  // namespace plb::runner
