@@ -15,7 +15,7 @@ verdicts)
   [ -f "$out/team-sum.csv" ] && [ -f "$out/team-sum.csv.sandbox.json" ] || fail "no outputs for team-sum"
   [ ! -e "$out/team-crash.csv" ] || fail "a failed line has predictions"
   jq -e '.complete and .lines == 4 and .counts.success == 2' "$out/batch-summary.json" >/dev/null || fail "summary json"
-  grep -q '^team-sum,1,success,0,predictions and provenance written,[0-9.]*,[0-9.]*,[0-9]*,[A-Za-z0-9._-]*,local,[0-9a-f]\{64\}$' \
+  grep -q '^team-sum,1,success,0,predictions and provenance written,[0-9.]*,[0-9.]*,[0-9.]*,[0-9]*,[A-Za-z0-9._-]*,local,[0-9a-f]\{64\}$' \
     "$out/batch-summary.csv" || fail "summary row: $(grep team-sum "$out/batch-summary.csv")"
   before=$(sha256sum "$out"/team-*.csv* | sha256sum)
   # The same command again: everything is kept, nothing runs, nothing is rewritten.
@@ -60,7 +60,9 @@ interrupt)
   out=$work/out
   "$tool" batch --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" --jobs 2 > /dev/null 2> "$work/err" &
   pid=$!
-  for _ in $(seq 100); do [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -ge 2 ] && break; sleep 0.1; done
+  until=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$until" ] && [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -lt 2 ]; do sleep 0.1; done
+  [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -ge 2 ] || fail "two sandboxes never ran at once"
   kill -INT $pid
   rc=0; wait $pid || rc=$?
   [ $rc = 130 ] || fail "exit $rc, expected 130 (SIGINT)"

@@ -47,7 +47,9 @@ interrupt)
   out=$work/out
   "$tool" batch --engine slurm --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1 &
   pid=$!
-  for _ in $(seq 300); do [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -ge 1 ] && break; sleep 0.1; done
+  until=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$until" ] && [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -lt 1 ]; do sleep 0.1; done
+  [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -ge 1 ] || fail "no sandbox ever ran"
   kill -INT $pid
   rc=0; wait $pid || rc=$?
   [ $rc = 130 ] || fail "exit $rc, expected 130"
@@ -56,7 +58,8 @@ interrupt)
   [ "$(grep -c ',interrupted,' "$out/batch-summary.csv")" = 4 ] || fail "$(cat "$out/batch-summary.csv")"
   echo "PASS: SIGINT cancels the job array and its sandboxes" ;;
 cancel|node_lost)
-  # Two submissions that spin a CPU past their 5 s wall time, each in its own array task. Then the
+  # Two submissions that spin a CPU under a 30 s wall time, each in its own array task (neither
+  # tool's own watchdog can end its run in the seconds before the kill). Then the
   # job is ended the way a cluster ends one: `scancel --full --signal=KILL` (cancel), or every
   # process of each task's job cgroup SIGKILLed at the same instant, as when its node is lost
   # (node_lost: freeze, kill, thaw). Either way the tool, its reaper and the docker client die
@@ -65,11 +68,12 @@ cancel|node_lost)
   mkdir -p "$work/spin"
   printf 'import json, sys\nrows = json.load(sys.stdin)["features"]\nwhile True: pass\n' > "$work/spin/spin.py"
   h=$(sha256sum "$work/spin/spin.py" | cut -d' ' -f1)
-  for i in 1 2; do printf '{"id": "spin-%s", "model": "spin.py", "model_sha256": "%s", "seconds": 5}\n' "$i" "$h"; done > "$work/spin/manifest.jsonl"
+  for i in 1 2; do printf '{"id": "spin-%s", "model": "spin.py", "model_sha256": "%s", "seconds": 30}\n' "$i" "$h"; done > "$work/spin/manifest.jsonl"
   out=$work/out
   "$tool" batch --engine slurm --no-wait --manifest "$work/spin/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1
   array=$(cat "$out/slurm/job-id")
-  for _ in $(seq 600); do [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 2 ] && break; sleep 0.1; done
+  until=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$until" ]; do [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 2 ] && break; sleep 0.1; done
   [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 2 ] || fail "the two sandboxes did not start: $(tool_containers)"
   if [ "$case_name" = cancel ]; then
     scancel --full --signal=KILL "$array"
@@ -81,7 +85,7 @@ cancel|node_lost)
     done
     scancel "$array"
   fi
-  expect_bounded_by_deadlines 5 $((5 + 10 + 5))
+  expect_bounded_by_deadlines 15 $((30 + 30 + 10 + 15))  # start allowance + wall + grace + margin
   # After a node is lost nothing of the tool's is left on it: only the warden can have removed them.
   [ "$case_name" = node_lost ] && expect_removed_by_warden
   for _ in $(seq 100); do [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] && break; sleep 0.2; done
@@ -93,16 +97,19 @@ workers_lost)
   # the held line back once its sandbox's deadline has passed, submits a new array for the open
   # lines, and the batch ends with every line run once.
   source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
-  slow_manifest 2
-  sed -i 's/}$/, "seconds": 5}/' "$work/slow/manifest.jsonl"
+  # Lines of 6 s under a 20 s limit: the kill lands well inside a running line.
+  slow_manifest 6
+  sed -i 's/}$/, "seconds": 20}/' "$work/slow/manifest.jsonl"
   out=$work/out
   "$tool" batch --engine slurm --workers 1 --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" \
     > "$work/stdout" 2> "$work/err" &
   pid=$!
-  for _ in $(seq 600); do
-    [ -n "$(ls "$out/slurm/claims" 2>/dev/null)" ] && [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 1 ] && break
+  until=$((SECONDS + 120)) held=0
+  while [ "$SECONDS" -lt "$until" ]; do
+    [ -n "$(ls "$out/slurm/claims" 2>/dev/null)" ] && [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 1 ] && { held=1; break; }
     sleep 0.1
   done
+  [ $held = 1 ] || fail "the worker never ran a line with its claim held"
   first=$(cat "$out/slurm/job-id")
   job=$(squeue -h -j "$first" -t R -o %A | head -n1)
   [ -n "$job" ] || fail "the worker is not running"

@@ -69,25 +69,27 @@ bad_node)
   no_containers_left
   echo "PASS: a node failing its preflight takes no line; all run on the other" ;;
 node_killed)
-  # Six lines of ~3 s, a worker per node. Once n2 runs one, n2 is lost the way a node is: every
+  # Six lines of ~6 s under a 15 s limit, a worker per node. Once n2 runs one, n2 is lost the way a node is: every
   # process of its job's cgroup SIGKILLed at once (freeze, kill, thaw), its slurmd and the job's
   # slurmstepd SIGKILLed. n1 must finish every line; the line n2 held is handed to n1 once its
   # sandbox's deadline has passed (the warden removes that sandbox), so nothing runs twice at once.
   source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
   trap 'bash "$root/ci/setup-slurm" --nodes 2 --max-array-size 4 > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
-  slow_manifest 3
+  slow_manifest 6
   for i in 5 6; do sed -n 1p "$work/slow/manifest.jsonl" | sed "s/slow-1/slow-$i/" >> "$work/slow/manifest.jsonl"; done
-  sed -i 's/}$/, "seconds": 5}/' "$work/slow/manifest.jsonl"
+  sed -i 's/}$/, "seconds": 15}/' "$work/slow/manifest.jsonl"
   out=$work/out
   "$tool" batch --engine slurm --workers 2 --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" \
     > "$work/stdout" 2> "$work/err" &
   pid=$!
   job=""
-  for _ in $(seq 600); do
+  until=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$until" ]; do
     job=$(squeue -h -r -n plb-sandbox-batch -w n2 -t R -o %A 2>/dev/null | head -n1)
     [ -n "$job" ] && grep -lqs 'node=n2' "$out"/slurm/claims/* && [ "$(tool_containers | wc -l)" -ge 2 ] && break
     sleep 0.1
   done
+  [ "$(tool_containers | wc -l)" -ge 2 ] || fail "the two workers never ran a line each at once"
   grep -lqs 'node=n2' "$out"/slurm/claims/* || fail "n2 never held a line"
   cg=$(slurm_job_cgroup "$job" n2)
   [ -n "$cg" ] || fail "no freezer cgroup for n2's job $job"
@@ -114,7 +116,10 @@ submitter_killed)
   out=$work/out
   "$tool" batch --engine slurm --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1 &
   pid=$!
-  for _ in $(seq 300); do [ -n "$(ls "$out/slurm/claims" 2>/dev/null)" ] && break; sleep 0.1; done
+  until=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$until" ] && [ -z "$(ls "$out/slurm/claims" 2>/dev/null)" ]; do sleep 0.1; done
+  [ -n "$(ls "$out/slurm/claims" 2>/dev/null)" ] || fail "no worker ever claimed a line"
+  kill -0 $pid 2>/dev/null || fail "the submitter finished before it could be killed"
   kill -KILL $pid
   wait $pid 2>/dev/null || true
   job=$(cat "$out/slurm/job-id")

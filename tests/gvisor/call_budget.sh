@@ -42,7 +42,8 @@ case $case_name in
     traced "$work/trace" "$tool" sandbox-score --model "$model" --model-sha256 "$sha" "${flags[@]}" \
       --output "$work/out.csv" >/dev/null || fail "the traced run failed"
     [ -s "$work/out.csv" ] || fail "the traced run wrote no predictions"
-    mode=(--lines=1)
+    startup=$(jq -er '.usage.startup_seconds' "$work/out.csv.sandbox.json") || fail "no startup_seconds recorded"
+    mode=(--lines=1 "--startup=$startup")
     ;;
   batch)
     for id in a b c; do
@@ -54,7 +55,9 @@ case $case_name in
       --jobs 1 >/dev/null || fail "the traced batch failed"
     [ "$(grep -c ',success,' "$work/out/batch-summary.csv")" = 3 ] \
       || { cat "$work/out/batch-summary.csv"; fail "not every line succeeded"; }
-    mode=(--lines=3)
+    startup=$(jq -er '[.rows | sort_by(.line)[] | .startup_seconds | tostring] | join(",")' "$work/out/batch-summary.json") \
+      || fail "no startup_seconds in the summary"
+    mode=(--lines=3 "--startup=$startup")
     ;;
   *) fail "unknown case" ;;
 esac

@@ -4,16 +4,20 @@
 # thaw it. cgroup v1's freezer controller or cgroup v2's cgroup.freeze, whichever the host has.
 # Each function takes the cgroup's directory; they call `fail` (the sourcing test's) on a problem.
 
+# A v1 freeze can stay FREEZING for a while on a loaded host: asked again every 10 ms, for 10 s.
 cgroup_freeze() {
-  local cg=$1
-  if [ -f "$cg/freezer.state" ]; then
-    echo FROZEN > "$cg/freezer.state"
-    for _ in $(seq 1 200); do [ "$(cat "$cg/freezer.state")" = FROZEN ] && return 0; sleep 0.01; done
-  else
-    echo 1 > "$cg/cgroup.freeze"
-    for _ in $(seq 1 200); do grep -q 'frozen 1' "$cg/cgroup.events" && return 0; sleep 0.01; done
-  fi
-  fail "the cgroup $cg did not freeze"
+  local cg=$1 until=$((SECONDS + 10))
+  while [ "$SECONDS" -lt "$until" ]; do
+    if [ -f "$cg/freezer.state" ]; then
+      echo FROZEN > "$cg/freezer.state"
+      [ "$(cat "$cg/freezer.state")" = FROZEN ] && return 0
+    else
+      echo 1 > "$cg/cgroup.freeze"
+      grep -q 'frozen 1' "$cg/cgroup.events" && return 0
+    fi
+    sleep 0.01
+  done
+  fail "the cgroup $cg did not freeze within 10 s"
 }
 
 cgroup_thaw() { if [ -f "$1/freezer.state" ]; then echo THAWED > "$1/freezer.state"; else echo 0 > "$1/cgroup.freeze"; fi; }
@@ -28,7 +32,8 @@ cgroup_kill_all() {
   [ "$(cat "$cg/freezer.state" 2>/dev/null)" = FROZEN ] || grep -q 'frozen 1' "$cg/cgroup.events" 2>/dev/null || cgroup_freeze "$cg"
   for p in $(cgroup_procs "$cg"); do kill -9 "$p" 2>/dev/null && n=$((n + 1)); done
   cgroup_thaw "$cg"
-  for _ in $(seq 1 100); do [ -z "$(cgroup_procs "$cg")" ] && break; sleep 0.05; done
+  local until=$((SECONDS + 10))
+  while [ -n "$(cgroup_procs "$cg")" ] && [ "$SECONDS" -lt "$until" ]; do sleep 0.05; done
   [ -z "$(cgroup_procs "$cg")" ] || fail "processes survived the cgroup kill: $(cgroup_procs "$cg" | tr '\n' ' ')"
   echo "$n"
 }
@@ -49,13 +54,13 @@ tool_containers() {
 
 # Watches the tool's containers for at least WATCH seconds and until none is left (one whose
 # create was in flight at the kill may appear late, and counts too). Fails if any still exists
-# MARGIN seconds past its deadline (creation + its expires-after label) or carries no deadline.
-# Leaves the names it saw in $bounded_seen.
+# MARGIN seconds past its deadline (creation + its expires-after label) or carries no deadline,
+# or if any is still there MARGIN + 60 s after the watch. Leaves the names it saw in $bounded_seen.
 bounded_seen=
 expect_bounded_by_deadlines() {
-  local allowed=$1 until=$(( $(date +%s) + $2 )) listed now name state created after
+  local allowed=$1 until=$(( $(date +%s) + $2 )) give_up=$((SECONDS + $2 + $1 + 60)) listed now name state created after
   bounded_seen=
-  for _ in $(seq 1 3000); do
+  while [ "$SECONDS" -lt "$give_up" ]; do
     listed=$(tool_containers)
     now=$(date +%s)
     [ -z "$listed" ] && [ "$now" -ge "$until" ] && return 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""count_calls.py TRACE BUDGET RUNTIME --lines=N: counts what one traced run (or a batch of N
-lines run with --jobs 1) cost outside the sandbox against the tool's call budget
+"""count_calls.py TRACE BUDGET RUNTIME --lines=N --startup=S1,...,SN: counts what one traced run (or
+a batch of N lines run with --jobs 1) cost outside the sandbox against the tool's call budget
 (src/runner/engine/call_budget.hpp, as `explain --json` prints it under "call_budget"), prints
 every count against its allowance, and exits 1 when any count exceeds it, a call matches no row, or a fixed call (one whose count does
 not grow with the run) is missing: a budget that no longer describes the run, or a tracer that
@@ -18,6 +18,11 @@ client's exit splits the tool's requests into preflight, run and cleanup; each l
 one client. For the tool's own requests the run lasts until it reaps the client (the wait4 that
 returns the client's PID): the watchdog samples until it learns of the exit, and a sample already
 under way when the client exits is still the run's, not a cleanup request.
+
+The watchdog looks for its container's start until it has seen it; the start is not in the trace,
+so each line's start-up (its recorded startup_seconds, the daemon's start after the gate opened:
+S1..SN in line order) bounds that window. The window before the container exists ends at the
+client's attach request, which it sends once the daemon has answered its create.
 """
 import json
 import math
@@ -51,6 +56,8 @@ class Client:
         self.end = None  # when it exited
         self.reaped = None  # when the tool learnt it had: the end of the tool's run phase
         self.created = None  # when it sent its create request
+        self.attached = None  # when it sent its attach request: the create had been answered
+        self.startup = None  # the run's recorded start-up: its container started at start + this
 
 
 def parse(trace_path, api_prefix):
@@ -141,19 +148,26 @@ def allowance(rows, client, period_ms):
         span = None
         if r["extra"] == "run" and client is not None and client.reaped is not None:
             span = client.reaped - client.start
-        elif r["extra"] == "until_created" and client is not None and client.created is not None:
-            span = client.created - client.start + period_ms / 1000.0  # one period for the answer
+        elif r["extra"] == "until_created" and client is not None and client.attached is not None:
+            span = client.attached - client.start + period_ms / 1000.0  # one period for the look under way
+        elif r["extra"] == "until_started" and client is not None and client.startup is not None:
+            # From the gate to the start, one look's period to see it, and one period for the answer.
+            span = client.startup + (r["per_samples"] + 1) * period_ms / 1000.0
         if span is not None and r["per_samples"]:
             total += int(span * 1000 // (r["per_samples"] * period_ms))
     return total
 
 
-def check(trace_path, budget, runtime, expected_lines):
+def check(trace_path, budget, runtime, expected_lines, startups):
     period = budget["sample_period_ms"]
     execs, requests, clients = parse(trace_path, budget["api_prefix"])
     problems, lines = [], []
     if len(clients) != expected_lines:
         problems.append(f"{len(clients)} docker client(s) for {expected_lines} run(s)")
+    if len(startups) != expected_lines:
+        problems.append(f"{len(startups)} start-up time(s) for {expected_lines} run(s)")
+    for c, s in zip(clients, startups):
+        c.startup = s
     for c in clients:
         if c.start is None:  # no opening seen: the phases cannot be told apart
             problems.append(f"no engine gate opened for the client of {c.name or c.pid}")
@@ -171,6 +185,9 @@ def check(trace_path, budget, runtime, expected_lines):
         if who == "client" and method == "POST" and target.startswith("/containers/create") and line is not None:
             if clients[line].created is None:
                 clients[line].created = t
+        if who == "client" and method == "POST" and "/attach" in target and line is not None:
+            if clients[line].attached is None:
+                clients[line].attached = t
         key = next((k for k in rows if k[:3] == (who, phase, method) and patterns[k].match(target)), None)
         if key is None:
             problems.append(f"{who} request in {phase} matches no row of the budget: {method} {target}")
@@ -220,11 +237,13 @@ def check(trace_path, budget, runtime, expected_lines):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     expected = [int(a.split("=", 1)[1]) for a in sys.argv[1:] if a.startswith("--lines=")]
-    if len(args) != 3 or len(expected) != 1:
+    startups = [[float(s) for s in a.split("=", 1)[1].split(",") if s] for a in sys.argv[1:]
+                if a.startswith("--startup=")]
+    if len(args) != 3 or len(expected) != 1 or len(startups) != 1:
         sys.exit(__doc__)
     trace_path, budget_path, runtime = args
     budget = json.load(open(budget_path, encoding="utf-8"))
-    lines, problems = check(trace_path, budget, runtime, expected[0])
+    lines, problems = check(trace_path, budget, runtime, expected[0], startups[0])
     print("\n".join(lines))
     for p in problems:
         print("over budget: " + p)

@@ -3,34 +3,43 @@
 # kill_everything.sh TOOL STAGE EXAMPLES_DIR: runs sandbox-score in a cgroup of its own and, at
 # STAGE, SIGKILLs every process in that cgroup at the same instant (freeze, kill, thaw: what Slurm's
 # proctrack/cgroup, a systemd stop or a lost node do), so the tool, its reaper and the docker client
-# die together. Then no container of the run may run past its deadline (creation + wall + the
-# policy's 10 s grace), and each must be gone within the documented margin after it (SECURITY.md:
-# one warden period plus the daemon's removal; the test allows 5 s on a loaded host).
+# die together. Then no container of the run may run past its deadline (creation + the start
+# allowance + wall + the policy's 10 s grace), and each must be gone within the margin after it
+# (SECURITY.md: one warden period plus the daemon's removal; the test allows 15 s on a loaded host).
+# Where a stage is a moment inside the tool, the tool stops itself there (a dev build's test-only
+# hold point, PLB_SANDBOX_TEST_STOP_AT: test_holds.sh) and the test acts on the stopped tool instead
+# of racing it. The run's container is told from the preflight's probe by its name (the --name of
+# the docker client that mounts the script), never by a label's value.
 #   preflight   the gVisor probe container exists (the proof cache is emptied first): the warden
-#               removes it at its own deadline (creation + 60 s + 10 s)
+#               removes it at its own deadline (creation + 30 s + 60 s + 10 s)
 #   preflight_sweep  the same kill; then a sweep removes the probe as the tool's own at once
-#   create      the run's container exists and has not started
-#   start       the docker client runs (the container may not exist yet)
-#   streaming   the script spins a CPU
-#   cleanup     the docker client has exited; the tool is inspecting and removing the container
+#   create      the daemon has created the run's container (its create event, read as it happens)
+#   start       the engine gate has just opened (hold gate-opened): the client's requests are held
+#               with the tool, so nothing reaches the daemon but what the gate relayed as it stopped
+#   streaming   the script spins a CPU and the tool has seen its container start (hold started)
+#   cleanup     the docker client has exited and been reaped; the tool has not yet inspected or
+#               removed the container (hold reaped)
 #   client      SIGKILL of the tool alone as its docker client starts (the reaper may not have the
-#               client's PID yet): the reaper, which enforces the name until wall + 5 s whatever it
-#               was told, removes any container the orphaned client creates within seconds
-#   reaper      SIGKILL of the reaper alone, then SIGSTOP of the tool (the tool is resumed at the
-#               end and must report runtime_failed, never a verdict against the script)
+#               client's PID yet): the reaper, which enforces the name until start + wall + 5 s
+#               whatever it was told, removes any container the orphaned client creates within seconds
+#   reaper      SIGKILL of the reaper alone while the tool is stopped (hold started); the tool is
+#               resumed at the end and must report runtime_failed, never a verdict against the script
 set -euo pipefail
 tool=$1
 stage=$2
 examples=$3
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
-readonly wall=4 grace=10 margin=5
+readonly wall=4 start=30 grace=10 margin=15
 fail() { echo "FAIL ($stage): $*"; exit 1; }
-source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
+here=$(dirname "${BASH_SOURCE[0]}")
+source "$here/cgroup_kill.sh"
+source "$here/test_holds.sh"
 
 work=$(mktemp -d)
 if [ -d /sys/fs/cgroup/freezer ]; then cg=/sys/fs/cgroup/freezer/plb-kill-test-$$; else cg=/sys/fs/cgroup/plb-kill-test-$$; fi
-tool_pid=
+tool_pid= events_pid=
 cleanup() {
+  [ -n "$events_pid" ] && kill "$events_pid" 2>/dev/null || true
   [ -n "$tool_pid" ] && kill -CONT "$tool_pid" 2>/dev/null || true
   if [ -d "$cg" ]; then
     cgroup_thaw "$cg"
@@ -42,48 +51,69 @@ cleanup() {
 }
 trap cleanup EXIT
 
-kill_all_at_once() {
-  echo "killed $(cgroup_kill_all "$cg") processes of the tool's cgroup at once ($stage)"
-}
 containers() { tool_containers; }
 # The PID of the process named COMM in the cgroup, if any.
 pid_named() { while read -r p; do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$1" ] && { echo "$p"; return; }; done < "$cg/cgroup.procs"; }
-# Waits (10 ms steps, at most 60 s) until CONDITION (a shell function) holds.
-wait_for() { for _ in $(seq 1 6000); do "$1" && return 0; sleep 0.01; done; fail "timed out waiting for: $1"; }
+# The run's container name: the --name of the docker client in the cgroup that mounts the script.
+run_name() {
+  local p args
+  while read -r p; do
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = docker ] || continue
+    args=$(tr '\0' '\n' < "/proc/$p/cmdline" 2>/dev/null) || continue
+    grep -q '^--mount=type=bind' <<<"$args" && { sed -n 's/^--name=//p' <<<"$args"; return; }
+  done < "$cg/cgroup.procs"
+}
+# Waits (50 ms steps, at most 120 s) until CONDITION (a shell function) holds.
+wait_for() {
+  local until=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$until" ]; do "$1" && return 0; sleep 0.05; done
+  fail "timed out waiting for: $1"
+}
 
 [ -z "$(containers)" ] || fail "containers of the tool exist before the test: $(containers)"
-mkdir "$cg"
 case "$stage" in
   streaming|reaper) body='while True: pass' ;;
-  cleanup) body='time.sleep(1.5)' ;;
   *) body='time.sleep(1)' ;;
 esac
 printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\n%s\nprint(json.dumps({"predictions": [0.0 for r in rows]}))\n' "$body" > "$work/model.py"
-case "$stage" in preflight*) rm -f /var/cache/plb-sandbox/*/*.json ;; esac   # the next run must prove gVisor again
+score_args=(--model "$work/model.py" --model-sha256 "$(sha256sum "$work/model.py" | cut -d' ' -f1)"
+  --runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b
+  --task-type regression --seconds "$wall")
+case "$stage" in
+  preflight*) rm -f /var/cache/plb-sandbox/*/*.json ;;   # the next run must prove gVisor again
+  *) # A warm proof cache: no probe container can be mistaken for the run's.
+     "$tool" sandbox-score "${score_args[@]}" --output "$work/warm.csv" >/dev/null 2>"$work/warm.err" \
+       || fail "the warming run failed: $(cat "$work/warm.err")"
+     [ -z "$(containers)" ] || fail "the warming run left containers: $(containers)" ;;
+esac
+hold=
+case "$stage" in start) hold=gate-opened ;; streaming|reaper) hold=started ;; cleanup) hold=reaped ;; esac
+# The daemon's create events, as they happen, for the create stage.
+if [ "$stage" = create ]; then
+  docker events --filter event=create --filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}}' \
+    > "$work/events" &
+  events_pid=$!
+fi
+mkdir "$cg"
 # The tool enters the cgroup before it execs, so every process it starts is born inside it.
-bash -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$cg" "$tool" sandbox-score \
-  --model "$work/model.py" --model-sha256 "$(sha256sum "$work/model.py" | cut -d' ' -f1)" \
-  --runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b \
-  --task-type regression --seconds "$wall" --output "$work/out.csv" >"$work/out" 2>"$work/err" &
+PLB_SANDBOX_TEST_STOP_AT=$hold bash -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$cg" "$tool" sandbox-score \
+  "${score_args[@]}" --output "$work/out.csv" >"$work/out" 2>"$work/err" &
 tool_pid=$!
 
-probe_listed() { containers | awk '$4 == 70' | grep -q .; }
-created_listed() { containers | awk '$2 == "created"' | grep -q .; }
+name=
+named() { name=$(run_name); [ -n "$name" ]; }
+probe_listed() { [ -n "$name" ] && containers | awk -v n="$name" '$1 != n' | grep -q .; }
+created_seen() { grep -qx "$name" "$work/events"; }
 client_runs() { [ -n "$(pid_named docker)" ]; }
-running_listed() { containers | awk '$2 == "running" && $4 != 70' | grep -q .; }
+running_listed() { containers | awk -v n="$name" '$1 == n && $2 == "running"' | grep -q .; }
+listed() { containers | awk -v n="$name" '$1 == n' | grep -q .; }
 case "$stage" in
-  preflight|preflight_sweep) wait_for probe_listed ;;
-  create) wait_for created_listed ;;
-  start|client) wait_for client_runs ;;
-  streaming|reaper) wait_for running_listed; sleep 0.5 ;;
-  cleanup)
-    wait_for running_listed
-    client=$(pid_named docker)
-    [ -n "$client" ] || fail "no docker client in the cgroup while the container runs"
-    while [ -e "/proc/$client" ]; do :; done   # reaped by the tool: it is inspecting and removing
-    cgroup_freeze "$cg"
-    [ -n "$(containers)" ] || { cgroup_thaw "$cg"; echo "SKIP: the tool removed the container before the cgroup froze; run again"; exit 1; }
-    ;;
+  preflight|preflight_sweep) wait_for named; wait_for probe_listed ;;
+  create) wait_for named; wait_for created_seen ;;
+  client) wait_for client_runs ;;
+  start) wait_held "$tool_pid"; wait_for named ;;
+  streaming|reaper) wait_held "$tool_pid"; wait_for named; running_listed || fail "the run's container is not running at the hold" ;;
+  cleanup) wait_held "$tool_pid"; wait_for named; listed || fail "the run's container is not listed at the hold" ;;
   *) fail "unknown stage" ;;
 esac
 echo "at $stage: $(containers)"
@@ -92,26 +122,26 @@ if [ "$stage" = reaper ]; then
   reaper=$(pid_named plb-sandbox-rip)
   [ -n "$reaper" ] || fail "no reaper in the tool's cgroup"
   kill -9 "$reaper"
-  kill -STOP "$tool_pid"
 elif [ "$stage" = client ]; then
   kill -9 "$tool_pid"
   # No container of the run may live more than 3 s (the reaper polls the name every second);
-  # watched for about wall + grace (each look takes about 0.1 s).
-  for _ in $(seq 1 70); do
+  # watched for the reaper's whole window (start + wall + 5 s), by the clock.
+  watch_until=$((SECONDS + start + wall + 5 + 2))
+  while [ "$SECONDS" -lt "$watch_until" ]; do
     now=$(date +%s)
-    while read -r name state created after; do
-      [ -n "$name" ] && [ "$((now - created))" -gt 3 ] && fail "$name ($state) lived $((now - created)) s with its tool dead"
+    while read -r cname state created after; do
+      [ -n "$cname" ] && [ "$((now - created))" -gt 3 ] && fail "$cname ($state) lived $((now - created)) s with its tool dead"
     done <<<"$(containers)"
     sleep 0.1
   done
 else
-  kill_all_at_once
+  echo "killed $(cgroup_kill_all "$cg") processes of the tool's cgroup at once ($stage)"
 fi
 
 if [ "$stage" = preflight_sweep ]; then
   # The probe is a run of the tool's like any other (its own run directory and lock): a sweep
   # after its tool died removes it, rather than listing it as not ours.
-  probe=$(containers | awk '$4 == 70 {print $1}')
+  probe=$(containers | awk -v n="$name" '$1 != n {print $1}')
   [ -n "$probe" ] || fail "the probe container is not listed after the kill"
   swept=$("$tool" sweep) || fail "sweep failed: $swept"
   grep -q "removed container $probe" <<<"$swept" || fail "sweep did not remove the probe: $swept"
@@ -120,13 +150,18 @@ fi
 # Watched for at least the longest deadline a container of this run can have, plus the margin.
 # (After the sweep removed the probe nothing of the run is left to appear: a short watch.)
 case "$stage" in
-  preflight) watch=$((60 + grace + margin)) ;;
+  preflight) watch=$((start + 60 + grace + margin)) ;;
   preflight_sweep) watch=$margin ;;
-  *) watch=$((wall + grace + margin)) ;;
+  *) watch=$((start + wall + grace + margin)) ;;
 esac
 expect_bounded_by_deadlines "$margin" "$watch"
 echo "containers seen after the kill:${bounded_seen:- none}"
-case "$stage" in preflight|create|start|streaming|cleanup) expect_removed_by_warden ;; esac
+case "$stage" in
+  preflight|create|streaming|cleanup|reaper)
+    [ -n "$bounded_seen" ] || fail "no container of the run was seen after the kill: the stage was not reached"
+    expect_removed_by_warden ;;
+  start) [ -z "$bounded_seen" ] || expect_removed_by_warden ;;  # a create relayed as the hold began
+esac
 if [ "$stage" = reaper ]; then
   kill -CONT "$tool_pid"
   set +e; wait "$tool_pid"; rc=$?; set -e

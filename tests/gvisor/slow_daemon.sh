@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# A loaded daemon is not a lost one: dockerd is frozen (SIGSTOP) for 5 s while a script runs, so
+# A loaded daemon is not a lost one: dockerd is frozen (SIGSTOP) for 5 s while a script runs (its
+# container seen running through the API first, so the freeze never falls on the preflight), so
 # every ping of the watchdog times out, and the daemon answers again before the deadline after
 # which it counts as lost. The script's own end decides: success, not a retryable runtime_failed
 # (which would give the submission a second run). The freeze stops the host's whole dockerd: run
@@ -12,7 +13,7 @@ dir=$(mktemp -d)
 dockerd=$(cat /var/run/docker.pid)
 # Whatever happens, dockerd is never left stopped.
 trap 'kill -CONT "$dockerd" 2>/dev/null || true; rm -rf "$dir"' EXIT
-printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\ntime.sleep(2)\nprint(json.dumps({"predictions": [r[0] for r in rows]}))\n' > "$dir/model.py"
+printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\ntime.sleep(8)\nprint(json.dumps({"predictions": [r[0] for r in rows]}))\n' > "$dir/model.py"
 printf 'a\n1\n2\n' > "$dir/data.csv"
 args=(--model "$dir/model.py" --model-sha256 "$(sha256sum "$dir/model.py" | cut -d' ' -f1)" --runtime-image "$image"
   --data "$dir/data.csv" --feature a --task-type regression)
@@ -20,10 +21,15 @@ args=(--model "$dir/model.py" --model-sha256 "$(sha256sum "$dir/model.py" | cut 
 "$tool" sandbox-score "${args[@]}" --output "$dir/warm.csv" > /dev/null
 "$tool" sandbox-score "${args[@]}" --output "$dir/out.csv" > /dev/null 2> "$dir/err" &
 run=$!
-# The scoring client is the docker run that bind-mounts the script's snapshot.
-for _ in $(seq 200); do pgrep -f "docker run .*--mount=type=bind" > /dev/null && break; sleep 0.05; done
-pgrep -f "docker run .*--mount=type=bind" > /dev/null || { echo "FAIL: the run's docker client never started"; exit 1; }
-sleep 0.5
+# The scoring run's container running (the proof is cached: the only labelled container is the run's).
+running() {
+  curl -sf --unix-socket /var/run/docker.sock \
+    'http://docker/v1.41/containers/json?filters=%7B%22label%22%3A%5B%22plb-sandbox.run%22%5D%2C%22status%22%3A%5B%22running%22%5D%7D' |
+    jq -e 'length == 1' >/dev/null
+}
+until=$((SECONDS + 120))
+while [ "$SECONDS" -lt "$until" ] && ! running; do sleep 0.05; done
+running || { echo "FAIL: the run's container was never seen running"; exit 1; }
 kill -STOP "$dockerd"
 sleep 5
 kill -CONT "$dockerd"

@@ -74,21 +74,34 @@ TEST_F(Hardening, SigkillOfTheToolLeavesNoRunningSandbox) {
 }
 
 TEST_F(Hardening, StoppedToolCannotExtendTheWallTime) {
-  // SIGSTOP cannot be caught: the tool's own watchdog is frozen, the reaper's deadline is not.
+  // SIGSTOP cannot be caught: the tool's own watchdog is frozen, the reaper's deadline is not. The
+  // tool stops itself (the test-only hold point "started") right after it has seen its container
+  // start and armed the reaper with start + wall + grace, so the stop never races that moment.
+  std::vector<std::string> env = default_environment();
+  env.emplace_back("PLB_SANDBOX_TEST_STOP_AT=started");
   std::string name;
-  auto tool = start_sleeper(name, "3");
+  auto tool = start_sleeper(name, "3", env);
   ASSERT_FALSE(name.empty());
-  tool->send(SIGSTOP);
-  const auto stopped = std::chrono::steady_clock::now();
-  bool still_running = true;
-  while (still_running && std::chrono::steady_clock::now() - stopped < 20s) {
-    std::this_thread::sleep_for(200ms);
-    still_running = running(name);
+  bool held = false;
+  for (int i = 0; i < 1200 && !held; ++i) {  // 120 s at most
+    held = process_state(tool->pid()) == 'T';
+    if (!held) std::this_thread::sleep_for(100ms);
   }
-  const double after = std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
-  std::cout << "sandbox stopped " << after << " s after the tool was (wall 3 s, grace 5 s)\n";
-  EXPECT_FALSE(still_running) << "the sandbox ran past wall + grace while the tool was stopped";
-  EXPECT_LT(after, 3 + 5 + 3.0);
+  ASSERT_TRUE(held) << "the tool never reached its hold point";
+  // The reaper kills the container at its start + 3 s + 5 s; it leaves it for the tool to inspect.
+  std::optional<runner::container_state> st;
+  for (int i = 0; i < 600; ++i) {  // 60 s at most
+    st = runner::inspect_container(runner::docker_engine{}, name);
+    if (!st || !st->running) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_TRUE(st.has_value()) << "the container went before the stopped tool could inspect it";
+  ASSERT_FALSE(st->running) << "the sandbox ran past wall + grace while the tool was stopped";
+  ASSERT_TRUE(st->started_ns && st->finished_ns);
+  const double lived = static_cast<double>(*st->finished_ns - *st->started_ns) / 1e9;
+  std::cout << "sandbox ran " << lived << " s from its start with the tool stopped (wall 3 s, grace 5 s)\n";
+  EXPECT_GE(lived, 3 + 5 - 0.5) << "killed before its wall time and grace";
+  EXPECT_LT(lived, 3 + 5 + 3.0) << "the reaper was late";
   tool->send(SIGCONT);
   const auto r = tool->wait();
   EXPECT_EQ(r.exit_code, sandbox::exit_code(verdict::timeout)) << r.err;
@@ -129,13 +142,6 @@ int fd_on(pid_t pid, const std::string& file) {
   return -1;
 }
 
-// The state letter of /proc/PID/stat ('T' once SIGSTOP has frozen it), or '?'.
-char process_state(pid_t pid) {
-  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
-  const auto paren = stat.rfind(')');
-  return paren == std::string::npos || paren + 2 >= stat.size() ? '?' : stat[paren + 2];
-}
-
 // The file offset of descriptor `fd` of `pid`, from /proc/PID/fdinfo ("pos:\t<n>").
 std::uint64_t fd_position(pid_t pid, int fd) {
   const std::string info = slurp("/proc/" + std::to_string(pid) + "/fdinfo/" + std::to_string(fd));
@@ -144,9 +150,9 @@ std::uint64_t fd_position(pid_t pid, int fd) {
 
 TEST_F(Hardening, SignalWhileReadingInputsStopsTheCommand) {
   // The tool reads --data in 64 KiB chunks and honours a stop request between them. No sleep
-  // decides where the signal lands: the test waits for a descriptor on the CSV, freezes the tool
-  // with SIGSTOP, confirms the descriptor is still open with data left to read (so the tool is
-  // inside the read), and only then sends SIGHUP and SIGCONT.
+  // decides where the signal lands: the tool stops itself after its first chunk (the test-only
+  // hold point "reading-data"), the test confirms the descriptor is still open with data left to
+  // read (so the tool is inside the read), and only then sends SIGHUP and SIGCONT.
   const auto script = write("model.py", "print('{}')\n");
   const std::string csv_path = path("big.csv");
   {
@@ -158,14 +164,14 @@ TEST_F(Hardening, SignalWhileReadingInputsStopsTheCommand) {
     for (int i = 0; i < 200000; ++i) csv << i << ".25," << i << ".5," << pad << '\n';
   }
   const auto size = std::filesystem::file_size(csv_path);
-  tool_process p(score_args(script, csv_path, {"a", "b"}, path("out.csv")), path("o"), path("e"));
-  // The preflight comes first; a cold gVisor proof runs a probe of up to 60 s.
+  std::vector<std::string> env = default_environment();
+  env.emplace_back("PLB_SANDBOX_TEST_STOP_AT=reading-data");
+  tool_process p(score_args(script, csv_path, {"a", "b"}, path("out.csv")), path("o"), path("e"), env);
+  // The preflight runs alongside; a cold gVisor proof runs a probe of up to a minute and a half.
   const auto give_up = std::chrono::steady_clock::now() + 120s;
-  while (fd_on(p.pid(), csv_path) < 0 && process_state(p.pid()) != 'Z' && std::chrono::steady_clock::now() < give_up)
-    std::this_thread::sleep_for(1ms);
+  while (process_state(p.pid()) != 'T' && process_state(p.pid()) != 'Z' && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(10ms);
   const auto caught = std::chrono::system_clock::now();
-  p.send(SIGSTOP);
-  for (int i = 0; i < 1000 && process_state(p.pid()) != 'T'; ++i) std::this_thread::sleep_for(1ms);
   const int fd = fd_on(p.pid(), csv_path);
   const std::uint64_t at = fd >= 0 ? fd_position(p.pid(), fd) : size;
   const bool inside_the_read = process_state(p.pid()) == 'T' && at < size;
@@ -225,19 +231,23 @@ TEST_F(Hardening, LabelledContainersTheToolDidNotCreateSurviveARunAndASweep) {
 // ---- 3. liveness that survives PID namespaces -------------------------------------------------
 
 TEST_F(Hardening, RunInAnotherPidNamespaceSurvivesAHostSweep) {
+  // The run sleeps 10 s of a 60 s limit: the sweep below (a second or two) happens while it lives.
   const auto script = write("model.py",
-                            "import json,sys,time\nrows=json.load(sys.stdin)['features']\ntime.sleep(4)\n"
+                            "import json,sys,time\nrows=json.load(sys.stdin)['features']\ntime.sleep(10)\n"
                             "print(json.dumps({'predictions':[r[0] for r in rows]}))\n");
   const auto data = write("data.csv", "a\n5\n");
+  // A warm gVisor proof first, so the one labelled container below is the run's, not a probe.
+  const auto warm = run(score_args(script, data, {"a"}, path("warm.csv"), {"--seconds", "60"}));
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
   // The tool as a containerised CI job would run it: PID 1 of its own PID namespace, sharing the
   // state directory and the socket. Its PID means nothing on the host.
   std::vector<std::string> args{"--pid", "--fork", "--mount-proc", tool_path()};
-  const auto score = score_args(script, data, {"a"}, path("out.csv"));
+  const auto score = score_args(script, data, {"a"}, path("out.csv"), {"--seconds", "60"});
   args.insert(args.end(), score.begin(), score.end());
   tool_process p("/usr/bin/unshare", args, path("o"), path("e"));
   const runner::docker_engine engine;
   std::string name;
-  for (int i = 0; i < 200 && name.empty(); ++i) {
+  for (int i = 0; i < 1200 && name.empty(); ++i) {  // 60 s at most
     for (const auto& c : runner::labelled_containers(engine)) name = c.name;
     std::this_thread::sleep_for(50ms);
   }

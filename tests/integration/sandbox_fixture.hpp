@@ -119,8 +119,27 @@ class SandboxTest : public ::testing::Test {
     return run(score_args(script, data, {"a", "b"}, path(output_name), extra));
   }
 
-  // Starts a run whose script sleeps and waits until its container is running; `container` gets
-  // its name (empty if it never ran).
+  // The name of the run's container: the --name of the tool's docker client that mounts the script
+  // (the preflight's probe, a client of its own, mounts nothing). Empty while there is none.
+  static std::string run_container_name(pid_t tool) {
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+      std::ifstream stat(e.path() / "stat");
+      std::string pid, comm, state, ppid;
+      if (!(stat >> pid >> comm >> state >> ppid) || comm != "(docker)" || ppid != std::to_string(tool)) continue;
+      std::ifstream cmdline(e.path() / "cmdline");
+      std::string arg, name;
+      bool mounts = false;
+      while (std::getline(cmdline, arg, '\0')) {
+        if (arg.starts_with("--name=")) name = arg.substr(7);
+        mounts |= arg.starts_with("--mount=type=bind");
+      }
+      if (mounts) return name;
+    }
+    return {};
+  }
+
+  // Starts a run whose script sleeps and waits (at most 120 s) until its container is running;
+  // `container` gets its name. A run that never gets there fails the test here, loudly.
   std::unique_ptr<tool_process> start_sleeper(std::string& container, const std::string& seconds = "120",
                                               const std::vector<std::string>& env = default_environment()) {
     const auto script = write("sleeper.py", "import time\ntime.sleep(120)\n");
@@ -128,14 +147,19 @@ class SandboxTest : public ::testing::Test {
     auto tool = std::make_unique<tool_process>(score_args(script, data, {"a"}, path("out.csv"), {"--seconds", seconds}),
                                                path("o"), path("e"), env);
     const runner::docker_engine engine;
-    for (int i = 0; i < 300; ++i) {
-      for (const auto& c : runner::labelled_containers(engine)) container = c.name;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    container.clear();
+    while (std::chrono::steady_clock::now() < give_up) {
+      if (container.empty()) container = run_container_name(tool->pid());
       if (!container.empty()) {
-        auto st = runner::inspect_container(engine, container);
-        if (st && st->running) break;
+        auto st = engine.inspect_container(container);
+        if (st && *st && (*st)->running) return tool;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    ADD_FAILURE() << "the run's container was not running within 120 s ("
+                  << (container.empty() ? "never named" : container) << ")";
+    container.clear();
     return tool;
   }
 

@@ -37,6 +37,13 @@ inline std::string slurp(const std::string& path) {
   return s.str();
 }
 
+// The state letter of /proc/PID/stat ('T' once stopped, 'Z' once it has exited), or '?'.
+inline char process_state(pid_t pid) {
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const auto paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() ? '?' : stat[paren + 2];
+}
+
 inline std::string tool_path() {
   const char* p = std::getenv("PLB_SANDBOX_TOOL");
   if (!p) throw std::runtime_error("PLB_SANDBOX_TOOL is not set");

@@ -40,10 +40,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string image = argv[1], dir = argv[2];
-  // The sleep keeps the sandbox running for half a second past its start-up: progress, reported every
-  // 200 ms or so while it runs (runner.hpp), must then come more than once.
+  // The sleep keeps the script running for two seconds past its container's start: progress,
+  // reported every 200 ms or so (runner.hpp), must then come several times with the script's own
+  // time growing.
   const std::string script =
-      "import json, sys, time\nrows = json.load(sys.stdin)['features']\ntime.sleep(0.5)\n"
+      "import json, sys, time\nrows = json.load(sys.stdin)['features']\ntime.sleep(2)\n"
       "print(json.dumps({'predictions': [sum(r) for r in rows]}))\n";
   std::ofstream(dir + "/model.py") << script;
   std::ofstream(dir + "/data.csv") << "id,a,b\nx,1,2\ny,3,4.5\n";
@@ -57,34 +58,45 @@ int main(int argc, char** argv) {
   request.id_column = "id";
   request.output_path = dir + "/out.csv";
   // Limits only the API can choose.
-  request.limits.wall_seconds = 5;
+  request.limits.wall_seconds = 15;
+  request.limits.start_seconds = 20;
   request.limits.memory_mib = 128;
   request.limits.output_mib = 1;
   request.limits.cpu_millicores = 500;
   request.limits.scratch_mib = 4;
 
-  int progress_calls = 0, with_the_wall = 0;
+  int progress_calls = 0, with_the_wall = 0, running_calls = 0;
   double last_elapsed = -1;
-  bool elapsed_grows = true;
+  bool elapsed_grows = true, starting_is_zero = true;
   sb::scoring_options options;
   options.on_progress = [&](const sb::scoring_progress& p) {
     ++progress_calls;
-    with_the_wall += p.wall_seconds == 5.0;  // the request's own limit
+    with_the_wall += p.wall_seconds == 15.0;  // the request's own limit
+    if (p.starting) {                         // the host's start-up: not the script's time
+      starting_is_zero = starting_is_zero && p.elapsed_seconds == 0;
+      return;
+    }
+    ++running_calls;
     elapsed_grows = elapsed_grows && p.elapsed_seconds > last_elapsed;
     last_elapsed = p.elapsed_seconds;
   };
   const auto ok = sb::score(request, options);
   expect(static_cast<bool>(ok), "a run with custom limits succeeds", ok);
-  // Two, not five: a loaded host may space the samples out, but a second without any is a bug.
-  expect(progress_calls >= 2, "progress is reported while the sandbox runs (" + std::to_string(progress_calls) + ")",
+  // Two, not ten: a loaded host may space the samples out, but a second without any is a bug.
+  expect(running_calls >= 2, "progress is reported while the script runs (" + std::to_string(running_calls) + " times)",
          ok);
   expect(with_the_wall == progress_calls, "every progress report carries the request's wall limit", ok);
-  expect(elapsed_grows, "elapsed time grows from one report to the next", ok);
+  expect(elapsed_grows && last_elapsed > 0, "the script's time grows from one report to the next", ok);
+  expect(starting_is_zero, "while the container starts, no time is counted against the script", ok);
   expect(slurp(request.output_path) == "id,prediction\nx,3\ny,7.5\n", "its predictions", ok);
   const std::string provenance = slurp(ok.provenance_path);
-  for (const char* want : {"\"wall_seconds\":5", "\"memory_mib\":128", "\"output_mib\":1", "\"cpu_millicores\":500"})
+  for (const char* want : {"\"wall_seconds\":15", "\"start_seconds\":20", "\"memory_mib\":128", "\"output_mib\":1",
+                           "\"cpu_millicores\":500", "\"startup_seconds\":"})
     expect(provenance.find(want) != std::string::npos, std::string("provenance records ") + want, ok);
   expect(ok.usage.has_value(), "usage is reported", ok);
+  // The script's own time: the two-second sleep and the interpreter's start, none of the container's.
+  expect(ok.usage && ok.usage->wall_seconds >= 2.0 && ok.usage->wall_seconds < 15.0 && ok.usage->startup_seconds > 0,
+         "usage separates the start-up from the script's own time", ok);
 
   // A limit outside its bounds: refused by the core's validate(), before anything runs.
   auto bad = request;
