@@ -8,12 +8,12 @@
 #include <mutex>
 #include <thread>
 
-#include "batch_command.hpp"
 #include "batch/backend.hpp"
 #include "batch/batch_task.hpp"
 #include "batch/batch_worker.hpp"
-#include "batch/batch_worker.hpp"
+#include "batch_flags.hpp"
 #include "cli_signals.hpp"
+#include "command.hpp"
 #include "support/failure.hpp"
 #include "support/one_line.hpp"
 
@@ -88,8 +88,8 @@ int report_outcome(const batch_config& config, const outcome_counts& c) {
   return batch_incomplete_exit_code;
 }
 
-}  // namespace
-
+// Returns the exit code: 0 when every line reached a verdict (the summary holds them),
+// batch_incomplete_exit_code when some could not run; throws failure when the batch cannot start.
 int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   const batch_config config = batch_config_from(flags);
   batch_plan plan = plan_batch(config);
@@ -144,5 +144,18 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   });
   return report_outcome(config, counts);
 }
+
+class batch_command final : public command {
+ public:
+  void add_flags(CLI::App& app) override { add_batch_flags(app, flags_); }
+  int run(const run_context& context) override { return run_batch(flags_, context.stop); }
+
+ private:
+  batch_flags flags_;
+};
+
+}  // namespace
+
+std::unique_ptr<command> make_batch_command() { return std::make_unique<batch_command>(); }
 
 }  // namespace plb::cli
