@@ -19,19 +19,15 @@
 #include <vector>
 
 #include "plb/sandbox/batch_manifest.hpp"
+#include "plb/sandbox/exit_codes.hpp"
 #include "plb/sandbox/provenance.hpp"
 #include "plb/sandbox/runner.hpp"
 
 namespace plb::batch {
 
 // The batch's own exit code when some lines could not be run at all (a conflict with earlier
-// outputs, a task that left no record, a stop): distinct from every verdict's code.
-inline constexpr int batch_incomplete_exit_code = 12;
-static_assert([] {
-  for (const auto& row : sandbox::verdict_table)
-    if (row.exit_code == batch_incomplete_exit_code) return false;
-  return true;
-}());
+// outputs, a task that left no record, a stop): its row in the core's one table (exit_codes.hpp).
+inline constexpr int batch_incomplete_exit_code = sandbox::exit_code_named("batch_incomplete");
 
 // What the command line gives every line that does not say otherwise.
 struct batch_defaults {

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "plb/sandbox/exit_codes.hpp"
 #include "support/cancellation.hpp"
 #include "plb/sandbox/runner.hpp"
 
@@ -36,21 +37,22 @@ struct verify_mismatch_info {
   std::string_view name;
 };
 
-inline constexpr int verify_differs_exit_code = 13;
+// The codes are the rows of the core's one table (exit_codes.hpp), which holds each once.
+inline constexpr int verify_differs_exit_code = sandbox::exit_code_named("differs");
 inline constexpr std::array<verify_mismatch_info, 5> verify_mismatch_table{{
-    {verify_mismatch::provenance_refused, 14, "provenance_refused"},
-    {verify_mismatch::model_changed, 15, "model_changed"},
-    {verify_mismatch::data_changed, 16, "data_changed"},
-    {verify_mismatch::image_changed, 17, "image_changed"},
-    {verify_mismatch::runtime_changed, 18, "runtime_changed"},
+    {verify_mismatch::provenance_refused, sandbox::exit_code_named("provenance_refused"), "provenance_refused"},
+    {verify_mismatch::model_changed, sandbox::exit_code_named("model_changed"), "model_changed"},
+    {verify_mismatch::data_changed, sandbox::exit_code_named("data_changed"), "data_changed"},
+    {verify_mismatch::image_changed, sandbox::exit_code_named("image_changed"), "image_changed"},
+    {verify_mismatch::runtime_changed, sandbox::exit_code_named("runtime_changed"), "runtime_changed"},
 }};
-static_assert([] {
-  for (const auto& row : verify_mismatch_table)
-    for (const auto& v : sandbox::verdict_table)
-      if (row.exit_code == v.exit_code || row.exit_code == verify_differs_exit_code || row.exit_code == 12)
-        return false;
-  return true;
-}());
+static_assert(
+    [] {
+      for (const auto& row : verify_mismatch_table)
+        if (row.exit_code < 0) return false;
+      return verify_differs_exit_code > 0;
+    }(),
+    "every result of verify has its row in exit_code_table");
 
 constexpr const verify_mismatch_info& info(verify_mismatch m) noexcept {
   return verify_mismatch_table[static_cast<std::size_t>(m)];
