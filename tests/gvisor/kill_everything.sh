@@ -81,8 +81,11 @@ score_args=(--model "$work/model.py" --model-sha256 "$(sha256sum "$work/model.py
   --task-type regression --seconds "$wall")
 case "$stage" in
   preflight*) rm -f /var/cache/plb-sandbox/*/*.json ;;   # the next run must prove gVisor again
-  *) # A warm proof cache: no probe container can be mistaken for the run's.
-     "$tool" sandbox-score "${score_args[@]}" --output "$work/warm.csv" >/dev/null 2>"$work/warm.err" \
+  *) # A warm proof cache: no probe container can be mistaken for the run's. The bundled example
+     # warms it (the stage's own script may spin past its wall time).
+     "$tool" sandbox-score --model "$examples/model.py" --model-sha256 "$(sha256sum "$examples/model.py" | cut -d' ' -f1)" \
+       --runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b \
+       --task-type regression --output "$work/warm.csv" >/dev/null 2>"$work/warm.err" \
        || fail "the warming run failed: $(cat "$work/warm.err")"
      [ -z "$(containers)" ] || fail "the warming run left containers: $(containers)" ;;
 esac
@@ -113,7 +116,7 @@ case "$stage" in
   client) wait_for client_runs ;;
   start) wait_held "$tool_pid"; wait_for named ;;
   streaming|reaper) wait_held "$tool_pid"; wait_for named; running_listed || fail "the run's container is not running at the hold" ;;
-  cleanup) wait_held "$tool_pid"; wait_for named; listed || fail "the run's container is not listed at the hold" ;;
+  cleanup) wait_for named; wait_held "$tool_pid"; listed || fail "the run's container is not listed at the hold" ;;
   *) fail "unknown stage" ;;
 esac
 echo "at $stage: $(containers)"

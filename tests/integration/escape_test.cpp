@@ -5,6 +5,7 @@
 // that the tool reported it as it should: script_failed with status 42, one line on stderr with
 // no untrusted text, nothing written, no container left (the fixture's TearDown).
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
@@ -241,7 +242,24 @@ std::string docker_gateway() {
   const auto v = boost::json::parse(reply->body);
   for (const auto& c : v.at("IPAM").at("Config").as_array())
     if (const auto* g = c.as_object().if_contains("Gateway")) return std::string(g->as_string());
-  return {};
+  // A daemon that has not restarted since it made the bridge lists no Gateway (Docker 20.10): the
+  // gateway is then the bridge interface's own address.
+  std::string bridge = "docker0";
+  if (const auto* o = v.at("Options").if_object())
+    if (const auto* n = o->if_contains("com.docker.network.bridge.name"); n && n->is_string())
+      bridge = std::string(n->as_string());
+  ifaddrs* all = nullptr;
+  std::string address;
+  if (::getifaddrs(&all) == 0) {
+    for (const ifaddrs* a = all; a && address.empty(); a = a->ifa_next) {
+      if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || bridge != a->ifa_name) continue;
+      char text[INET_ADDRSTRLEN];
+      const auto* in = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
+      if (::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text)) address = text;
+    }
+    ::freeifaddrs(all);
+  }
+  return address;
 }
 
 TEST_F(Escape, NetworkOnlyLoopbackExists) {
