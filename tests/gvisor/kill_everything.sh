@@ -18,6 +18,8 @@
 #               was told, removes any container the orphaned client creates within seconds
 #   reaper      SIGKILL of the reaper alone, then SIGSTOP of the tool (the tool is resumed at the
 #               end and must report runtime_failed, never a verdict against the script)
+#   warden      as streaming, and the warden SIGKILLed at the same instant (issue 33 item 4): its
+#               supervisor restarts it, and the new warden removes the sandbox by its deadline
 set -euo pipefail
 tool=$1
 stage=$2
@@ -28,7 +30,7 @@ fail() { echo "FAIL ($stage): $*"; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
 
 work=$(mktemp -d)
-if [ -d /sys/fs/cgroup/freezer ]; then cg=/sys/fs/cgroup/freezer/plb-kill-test-$$; else cg=/sys/fs/cgroup/plb-kill-test-$$; fi
+cg=$(cgroup_for_kill "plb-kill-test-$$")
 tool_pid=
 cleanup() {
   [ -n "$tool_pid" ] && kill -CONT "$tool_pid" 2>/dev/null || true
@@ -54,7 +56,7 @@ wait_for() { for _ in $(seq 1 6000); do "$1" && return 0; sleep 0.01; done; fail
 [ -z "$(containers)" ] || fail "containers of the tool exist before the test: $(containers)"
 mkdir "$cg"
 case "$stage" in
-  streaming|reaper) body='while True: pass' ;;
+  streaming|reaper|warden) body='while True: pass' ;;
   cleanup) body='time.sleep(1.5)' ;;
   *) body='time.sleep(1)' ;;
 esac
@@ -75,7 +77,7 @@ case "$stage" in
   preflight|preflight_sweep) wait_for probe_listed ;;
   create) wait_for created_listed ;;
   start|client) wait_for client_runs ;;
-  streaming|reaper) wait_for running_listed; sleep 0.5 ;;
+  streaming|reaper|warden) wait_for running_listed; sleep 0.5 ;;
   cleanup)
     wait_for running_listed
     client=$(pid_named docker)
@@ -104,6 +106,15 @@ elif [ "$stage" = client ]; then
     done <<<"$(containers)"
     sleep 0.1
   done
+elif [ "$stage" = warden ]; then
+  status=$("$tool" warden --status) || fail "no warden answers before the kill"
+  warden=$(sed -n 's/^plb-sandbox-warden pid=\([0-9]*\) .*/\1/p' <<<"$status")
+  supervisor=$(sed -n 's/.* supervisor=\([0-9]*\).*/\1/p' <<<"$status")
+  [ -n "$warden" ] && [ "${supervisor:-0}" != 0 ] || fail "the warden runs unsupervised: $status"
+  cgroup_freeze "$cg"
+  kill -9 "$warden"
+  kill_all_at_once
+  echo "SIGKILLed the warden (pid $warden) with the tool's cgroup"
 else
   kill_all_at_once
 fi
@@ -126,7 +137,16 @@ case "$stage" in
 esac
 expect_bounded_by_deadlines "$margin" "$watch"
 echo "containers seen after the kill:${bounded_seen:- none}"
-case "$stage" in preflight|create|start|streaming|cleanup) expect_removed_by_warden ;; esac
+case "$stage" in preflight|create|start|streaming|cleanup|warden) expect_removed_by_warden ;; esac
+if [ "$stage" = warden ]; then
+  status=$("$tool" warden --status) || fail "no warden answers after the kill"
+  now=$(sed -n 's/^plb-sandbox-warden pid=\([0-9]*\) .*/\1/p' <<<"$status")
+  [ "$now" != "$warden" ] && grep -q " supervisor=$supervisor" <<<"$status" ||
+    fail "expected a new warden under supervisor $supervisor, got: $status"
+  grep -q "supervisor: the warden (pid $warden) died (killed by SIGKILL); restarting it" /var/log/plb-sandbox-warden.log ||
+    fail "the supervisor's log does not record the restart"
+  echo "the supervisor (pid $supervisor) restarted the warden: pid $warden is now $now"
+fi
 if [ "$stage" = reaper ]; then
   kill -CONT "$tool_pid"
   set +e; wait "$tool_pid"; rc=$?; set -e

@@ -43,6 +43,7 @@ struct cli_options {
   std::string doctor_image;
   std::string warden_socket = plb::runner::warden_socket;
   bool warden_status = false;
+  bool warden_supervise = false;
   plb::cli::report_verify_flags report_verify;
 };
 
@@ -92,6 +93,8 @@ cli_commands add_commands(CLI::App& app, cli_options& o) {
       "warden", "the host service that removes every run past its wall time + grace, whatever became of the tool");
   c.warden->add_option("--socket", o.warden_socket, "where it answers its status (the preflight asks the default)");
   c.warden->add_flag("--status", o.warden_status, "print the status line of the warden that answers, and exit");
+  c.warden->add_flag("--supervise", o.warden_supervise,
+                     "run as the warden's supervisor: start it, restart it whenever it dies, stop with it");
   plb::cli::add_report_verify_commands(app, o.report_verify, footer);
   return c;
 }
@@ -100,7 +103,6 @@ cli_commands add_commands(CLI::App& app, cli_options& o) {
 
 int main(int argc, char** argv) {
   plb::sandbox::stop_source stop;
-  plb::cli::forward_signals_to(stop);
   const plb::cancellation cancel(&stop);
 
   CLI::App app{"plb-sandbox: score an untrusted Python inference script inside gVisor", "plb-sandbox"};
@@ -120,6 +122,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return report(verdict::usage_error, e.what());
   }
+  // The warden and its supervisor take their signals themselves (sigtimedwait in their loops): a
+  // forwarding thread would race them for SIGTERM and the stop would be lost.
+  if (!commands.warden->parsed()) plb::cli::forward_signals_to(stop);
 
   try {
     if (commands.score->parsed()) return plb::cli::run_sandbox_score(o.score, o.json_summary, stop);
@@ -131,7 +136,9 @@ int main(int argc, char** argv) {
     if (o.report_verify.verify_command->parsed())
       return plb::cli::run_verify_command(o.report_verify.verify, o.report_verify.verify_json, stop);
     if (commands.warden->parsed())
-      return o.warden_status ? plb::cli::print_warden_status(o.warden_socket) : plb::cli::run_warden(o.warden_socket);
+      return o.warden_status      ? plb::cli::print_warden_status(o.warden_socket)
+             : o.warden_supervise ? plb::cli::run_warden_supervisor(o.warden_socket)
+                                  : plb::cli::run_warden(o.warden_socket);
   } catch (const plb::failure& f) {
     if (o.json_summary) {
       std::cout << boost::json::serialize(boost::json::object{{"verdict", plb::sandbox::name(f.verdict())},
