@@ -3,7 +3,8 @@
 // decide what to remove, as the client reads it: streamed in pieces (their size from the first
 // byte) through container_list_reader with a small bound. It never throws, refuses what the DOM
 // cannot read whole, and keeps exactly what the DOM says each container is called and labelled,
-// cut to the reader's bounds; past the bound it keeps the tool's own and the oldest first.
+// cut to the reader's bounds; past the bound it keeps the tool's own (the first due first), then
+// the oldest.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -46,6 +47,19 @@ bool agree(const plb::runner::labelled_container& c) {
   return !c.run_label.empty() && c.name == "plb-sandbox-" + c.run_label;
 }
 
+// The tool's own are ranked by when they are due: created + the label (digits, capped at 1e9),
+// saturating; no digits: last. Written apart from the reader's, as the oracle.
+std::int64_t rank_of(const plb::runner::labelled_container& c) {
+  if (!agree(c)) return c.created;
+  if (c.deadline_label.empty()) return INT64_MAX;
+  std::int64_t after = 0;
+  for (const char ch : c.deadline_label) {
+    if (ch < '0' || ch > '9') return INT64_MAX;
+    after = std::min<std::int64_t>(after * 10 + (ch - '0'), 1'000'000'000);
+  }
+  return c.created > INT64_MAX - after ? INT64_MAX : c.created + after;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -69,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::tuple<bool, std::int64_t, std::size_t, plb::runner::labelled_container>> ranked;
   for (std::size_t i = 0; i < dom.get_array().size(); ++i) {
     auto lc = from_dom(dom.get_array()[i].get_object());
-    ranked.emplace_back(!agree(lc), lc.created, i, std::move(lc));
+    ranked.emplace_back(!agree(lc), rank_of(lc), i, std::move(lc));
   }
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
     return std::tie(std::get<0>(a), std::get<1>(a), std::get<2>(a)) <

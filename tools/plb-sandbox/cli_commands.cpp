@@ -88,7 +88,7 @@ int run_sweep(const cancellation& cancel) {
   if (swept.left_out > 0)
     std::cout << swept.left_out << " more labelled container(s) past the list's bound of "
               << runner::max_listed_containers
-              << " (the tool's own and the oldest come first): sweep again once these are gone\n";
+              << " (the tool's own, the first due, come first): sweep again once these are gone\n";
   std::cout << swept.live_runs << " run(s) of a live plb-sandbox left alone" << std::endl;
   cancel.check();
   return 0;

@@ -93,7 +93,7 @@ void pass(const docker_engine& engine, shared_state& state, pass_memory& memory)
   if (listed->left_out != memory.left_out && listed->left_out > 0)
     log_line(std::to_string(listed->left_out) + " labelled container(s) past the list's bound of " +
              std::to_string(max_listed_containers) + ": judged once the " + std::to_string(listed->containers.size()) +
-             " kept (the tool's own, oldest first) are gone");
+             " kept (the tool's own, the first due first) are gone");
   memory.left_out = listed->left_out;
   const warden_clock now = read_warden_clock();
   memory.seen.note(listed->containers, now.monotonic);

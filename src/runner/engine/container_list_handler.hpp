@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -26,14 +27,28 @@ enum class shape : std::uint8_t { string, array, object, other };
 
 struct ranked {
   bool disagrees = true;  // name and run label do not agree: not the tool's, kept last
-  std::int64_t created = 0;
+  std::int64_t due = 0;   // the tool's own: created + deadline label; a stranger: created
   std::uint64_t seq = 0;  // the daemon's order
   labelled_container c;
   bool oversized = false;
 };
 // a < b: a is kept before b. The heap's front is the first to give up.
 inline bool before(const ranked& a, const ranked& b) {
-  return std::tie(a.disagrees, a.created, a.seq) < std::tie(b.disagrees, b.created, b.seq);
+  return std::tie(a.disagrees, a.due, a.seq) < std::tie(b.disagrees, b.due, b.seq);
+}
+
+// Created + the deadline label's seconds (digits only, capped, saturating): the first due are kept
+// first, so containers made to look like the tool's with long deadlines cannot push a real run's
+// out. A label that is not digits (not the warden's to judge) is due last.
+inline std::int64_t due_of(const labelled_container& c) {
+  constexpr std::int64_t never = std::numeric_limits<std::int64_t>::max();
+  std::int64_t after = 0;
+  if (c.deadline_label.empty()) return never;
+  for (const char ch : c.deadline_label) {
+    if (ch < '0' || ch > '9') return never;
+    after = std::min<std::int64_t>(after * 10 + (ch - '0'), 1'000'000'000);
+  }
+  return c.created > never - after ? never : c.created + after;
 }
 
 inline bool agree(const labelled_container& c) {
@@ -196,7 +211,8 @@ class list_handler {
     if (!entry_.names_ok) return refuse("field Names missing, empty or not strings", ec);
     labelled_container& c = entry_.c;
     if (c.name.starts_with('/')) c.name.erase(0, 1);
-    ranked r{!agree(c), c.created, seq_++, std::move(c), entry_.oversized};
+    const bool ours = agree(c);
+    ranked r{!ours, ours ? due_of(c) : c.created, seq_++, std::move(c), entry_.oversized};
     if (kept.size() < max_listed_) {
       kept.push_back(std::move(r));
       std::push_heap(kept.begin(), kept.end(), before);

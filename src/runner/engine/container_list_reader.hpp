@@ -7,7 +7,8 @@
 //   - a kept field longer than its bound is cut there and the container is marked oversized
 //     (a cut name or run label can never be the tool's: run_id_of wants exactly 32 hex digits;
 //     a cut deadline label of digits still clamps to the longest deadline);
-//   - past max_listed, those whose name and run label agree are kept first, then the oldest
+//   - past max_listed, those whose name and run label agree are kept first, the first due first
+//     (creation + deadline label), then the oldest
 //     (the first to be overdue); the others are only counted (left_out), and a later pass, once
 //     these are removed, sees them.
 // Memory stays under max_listed x (the bounds below), whatever the daemon sends; time grows with

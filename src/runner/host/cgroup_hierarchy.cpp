@@ -36,12 +36,12 @@ std::vector<std::string> v1_controllers(const fs::path& root) {
 cgroup_hierarchy find_cgroup_hierarchy(const std::string& root) {
   cgroup_hierarchy h;
   if (const auto listed = read_small_file(root + "/cgroup.controllers")) {
-    h.version = "2";
+    h.version.assign(1, '2');  // not = "2": GCC 12's -Wrestrict false positive at -O3 (PR 105651)
     std::istringstream words(*listed);
     for (std::string c; words >> c;) h.controllers.push_back(c);
   } else {
     h.controllers = v1_controllers(root);
-    if (!h.controllers.empty()) h.version = "1";
+    if (!h.controllers.empty()) h.version.assign(1, '1');
     h.hybrid = present(fs::path(root) / "unified" / "cgroup.procs");
   }
   std::sort(h.controllers.begin(), h.controllers.end());

@@ -21,10 +21,11 @@ std::string run_id(std::size_t i) {
 
 // One entry as the daemon lists it, with the fields the reader skips (a big extra label among them).
 std::string entry(const std::string& name, const std::string& run, std::int64_t created,
-                  const std::string& extra_label = "x") {
+                  const std::string& extra_label = "x", const std::string& deadline = "70") {
   return R"({"Id":"f32044","Names":["/)" + name + R"("],"Image":"sha256:ea94","Command":"true","Created":)" +
          std::to_string(created) + R"(,"Ports":[],"Labels":{"other":")" + extra_label + R"(","plb-sandbox.run":")" +
-         run + R"(","plb-sandbox.expires-after":"70"},"State":"running","HostConfig":{"NetworkMode":"none"},)" +
+         run + R"(","plb-sandbox.expires-after":")" + deadline +
+         R"("},"State":"running","HostConfig":{"NetworkMode":"none"},)" +
          R"("NetworkSettings":{"Networks":{"none":{"IPAMConfig":null,"Aliases":null}}},"Mounts":[]})";
 }
 
@@ -133,6 +134,20 @@ TEST(ContainerListReader, PastTheBoundTheToolsOwnAndTheOldestAreKept) {
   }
   EXPECT_EQ(own, 1000u);
   EXPECT_EQ(newest_stranger, 5000 - 2500) << "the oldest strangers are kept, the newest given up";
+}
+
+TEST(ContainerListReader, LookAlikesWithLongDeadlinesCannotPushARealRunOut) {
+  // 20 containers that look like the tool's (name and run label agree), older than the real one
+  // but due an hour later: with a bound of 5, the real run (due in 70 s) is among those kept.
+  std::string answer = "[" + ours(99, 5000) + ",";
+  for (std::size_t i = 0; i < 20; ++i)
+    answer += entry("plb-sandbox-" + run_id(i), run_id(i), static_cast<std::int64_t>(1000 + i), "x", "99999") + ",";
+  answer.back() = ']';
+  const auto list = read_in_pieces(answer, 1u << 10, 5);
+  ASSERT_TRUE(list) << list.error().detail;
+  ASSERT_EQ(list->containers.size(), 5u);
+  EXPECT_EQ(list->containers[0].name, "plb-sandbox-" + run_id(99));
+  EXPECT_EQ(list->left_out, 16u);
 }
 
 TEST(ContainerListReader, ARefusedAnswerStopsTheRead) {
