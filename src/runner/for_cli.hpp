@@ -44,9 +44,13 @@ using runner::explanation;
 using runner::explanation_json;
 using runner::explanation_lines;
 using runner::field_names;
-using runner::info;  // what each pass removes
+using runner::first_sightings;  // the warden's monotonic bound
+using runner::info;             // what each pass removes
+using runner::list_failure_line;
+using runner::max_listed_containers;
 using runner::overdue;
 using runner::ping_warden;  // `warden --status`, and the service's status lines
+using runner::read_warden_clock;
 using runner::render_warden_status;
 using runner::score_request;
 using runner::sweep_orphans;
@@ -55,6 +59,7 @@ using runner::verify_mismatch_table;
 using runner::verify_options;
 using runner::verify_outcome;
 using runner::verify_run;
+using runner::warden_clock;
 using runner::warden_period;
 using runner::warden_status;
 using runner::warden_stuck_seconds;

@@ -3,6 +3,14 @@
 # stop or a lost node do: freeze it (no process can react or fork), SIGKILL every process in it,
 # thaw it. cgroup v1's freezer controller or cgroup v2's cgroup.freeze, whichever the host has.
 # Each function takes the cgroup's directory; they call `fail` (the sourcing test's) on a problem.
+# CGROUP_ROOT (default /sys/fs/cgroup) is where the hierarchies are mounted: tests/unit/ci/
+# cgroup_kill_v2.sh runs these against v1- and v2-shaped trees in a temporary directory.
+CGROUP_ROOT=${CGROUP_ROOT:-/sys/fs/cgroup}
+
+# Where a test makes a cgroup NAME it can freeze: v1's freezer hierarchy, else v2's unified tree.
+cgroup_for_kill() {
+  if [ -d "$CGROUP_ROOT/freezer" ]; then echo "$CGROUP_ROOT/freezer/$1"; else echo "$CGROUP_ROOT/$1"; fi
+}
 
 # A v1 freeze can stay FREEZING for a while on a loaded host: asked again every 10 ms, for 10 s.
 cgroup_freeze() {
@@ -39,10 +47,13 @@ cgroup_kill_all() {
 }
 
 # The cgroup directory of Slurm job JOB (proctrack/cgroup), under node NODE's tree when given
-# (several slurmd on one host); empty when there is none.
+# (several slurmd on one host); empty when there is none. v1: freezer/slurm_<node>/uid_<u>/job_<id>;
+# v2 (Slurm's cgroup/v2): system.slice/[<node>_]slurmstepd.scope/job_<id>.
 slurm_job_cgroup() {  # JOB [NODE]
-  find /sys/fs/cgroup/freezer /sys/fs/cgroup -maxdepth 4 -type d -path "*${2:+slurm_$2}*" -name "job_$1" 2>/dev/null |
-    head -n1
+  local roots=("$CGROUP_ROOT")
+  [ -d "$CGROUP_ROOT/freezer" ] && roots=("$CGROUP_ROOT/freezer" "$CGROUP_ROOT")
+  find "${roots[@]}" -maxdepth 4 -type d -name "job_$1" \
+    \( -path "*${2:+slurm_$2}/*" -o -path "*/${2:+${2}_}slurmstepd.scope/*" \) 2>/dev/null | head -n1
 }
 
 # The tool's containers as "name state created expires-after", from the Engine API.

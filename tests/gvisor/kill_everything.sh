@@ -24,6 +24,8 @@
 #               whatever it was told, removes any container the orphaned client creates within seconds
 #   reaper      SIGKILL of the reaper alone while the tool is stopped (hold started); the tool is
 #               resumed at the end and must report runtime_failed, never a verdict against the script
+#   warden      as streaming, and the warden SIGKILLed at the same instant (issue 33 item 4): its
+#               supervisor restarts it, and the new warden removes the sandbox by its deadline
 set -euo pipefail
 tool=$1
 stage=$2
@@ -36,7 +38,7 @@ source "$here/cgroup_kill.sh"
 source "$here/test_holds.sh"
 
 work=$(mktemp -d)
-if [ -d /sys/fs/cgroup/freezer ]; then cg=/sys/fs/cgroup/freezer/plb-kill-test-$$; else cg=/sys/fs/cgroup/plb-kill-test-$$; fi
+cg=$(cgroup_for_kill "plb-kill-test-$$")
 tool_pid= events_pid=
 cleanup() {
   [ -n "$events_pid" ] && kill "$events_pid" 2>/dev/null || true
@@ -72,7 +74,7 @@ wait_for() {
 
 [ -z "$(containers)" ] || fail "containers of the tool exist before the test: $(containers)"
 case "$stage" in
-  streaming|reaper) body='while True: pass' ;;
+  streaming|reaper|warden) body='while True: pass' ;;
   *) body='time.sleep(1)' ;;
 esac
 printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\n%s\nprint(json.dumps({"predictions": [0.0 for r in rows]}))\n' "$body" > "$work/model.py"
@@ -90,7 +92,7 @@ case "$stage" in
      [ -z "$(containers)" ] || fail "the warming run left containers: $(containers)" ;;
 esac
 hold=
-case "$stage" in start) hold=gate-opened ;; streaming|reaper) hold=started ;; cleanup) hold=reaped ;; esac
+case "$stage" in start) hold=gate-opened ;; streaming|reaper|warden) hold=started ;; cleanup) hold=reaped ;; esac
 # The daemon's create events, as they happen, for the create stage.
 if [ "$stage" = create ]; then
   docker events --filter event=create --filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}}' \
@@ -115,7 +117,7 @@ case "$stage" in
   create) wait_for named; wait_for created_seen ;;
   client) wait_for client_runs ;;
   start) wait_held "$tool_pid"; wait_for named ;;
-  streaming|reaper) wait_held "$tool_pid"; wait_for named; running_listed || fail "the run's container is not running at the hold" ;;
+  streaming|reaper|warden) wait_held "$tool_pid"; wait_for named; running_listed || fail "the run's container is not running at the hold" ;;
   cleanup) wait_for named; wait_held "$tool_pid"; listed || fail "the run's container is not listed at the hold" ;;
   *) fail "unknown stage" ;;
 esac
@@ -125,6 +127,15 @@ if [ "$stage" = reaper ]; then
   reaper=$(pid_named plb-sandbox-rip)
   [ -n "$reaper" ] || fail "no reaper in the tool's cgroup"
   kill -9 "$reaper"
+elif [ "$stage" = warden ]; then
+  status=$("$tool" warden --status) || fail "no warden answers before the kill"
+  warden=$(sed -n 's/^plb-sandbox-warden pid=\([0-9]*\) .*/\1/p' <<<"$status")
+  supervisor=$(sed -n 's/.* supervisor=\([0-9]*\).*/\1/p' <<<"$status")
+  [ -n "$warden" ] && [ "${supervisor:-0}" != 0 ] || fail "the warden runs unsupervised: $status"
+  cgroup_freeze "$cg"
+  kill -9 "$warden"
+  echo "killed $(cgroup_kill_all "$cg") processes of the tool's cgroup at once ($stage)"
+  echo "SIGKILLed the warden (pid $warden) with the tool's cgroup"
 elif [ "$stage" = client ]; then
   kill -9 "$tool_pid"
   # No container of the run may live more than 3 s (the reaper polls the name every second);
@@ -160,11 +171,20 @@ esac
 expect_bounded_by_deadlines "$margin" "$watch"
 echo "containers seen after the kill:${bounded_seen:- none}"
 case "$stage" in
-  preflight|create|streaming|cleanup|reaper)
+  preflight|create|streaming|cleanup|reaper|warden)
     [ -n "$bounded_seen" ] || fail "no container of the run was seen after the kill: the stage was not reached"
     expect_removed_by_warden ;;
   start) [ -z "$bounded_seen" ] || expect_removed_by_warden ;;  # a create relayed as the hold began
 esac
+if [ "$stage" = warden ]; then
+  status=$("$tool" warden --status) || fail "no warden answers after the kill"
+  now=$(sed -n 's/^plb-sandbox-warden pid=\([0-9]*\) .*/\1/p' <<<"$status")
+  [ "$now" != "$warden" ] && grep -q " supervisor=$supervisor" <<<"$status" ||
+    fail "expected a new warden under supervisor $supervisor, got: $status"
+  grep -q "supervisor: the warden (pid $warden) died (killed by SIGKILL); restarting it" /var/log/plb-sandbox-warden.log ||
+    fail "the supervisor's log does not record the restart"
+  echo "the supervisor (pid $supervisor) restarted the warden: pid $warden is now $now"
+fi
 if [ "$stage" = reaper ]; then
   kill -CONT "$tool_pid"
   set +e; wait "$tool_pid"; rc=$?; set -e

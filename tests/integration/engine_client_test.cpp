@@ -76,14 +76,14 @@ const engine_call calls[] = {
        (void)e.remove(labelled);  // before any assertion can return: the fixture counts leftovers
        ASSERT_TRUE(listed) << listed.error().message();
        int found = 0;
-       for (const auto& c : *listed) {
+       for (const auto& c : listed->containers) {
          EXPECT_NE(c.name, name) << "an unlabelled container was listed";
          if (c.name == labelled) {
            ++found;
            EXPECT_EQ(c.run_label, "engine-test");
          }
        }
-       EXPECT_EQ(found, 1) << "the labelled container was not listed (" << listed->size() << " listed)";
+       EXPECT_EQ(found, 1) << "the labelled container was not listed (" << listed->containers.size() << " listed)";
      }},
     {"kill",
      [](const auto& e, const auto&, const auto& name) {

@@ -21,6 +21,10 @@ class sweep_command final : public command {
     for (const auto& c : swept.not_ours)
       std::cout << "not ours, left alone: container " << one_line(c)
                 << " (carries the run label, but plb-sandbox has no record of creating it)\n";
+    if (swept.left_out > 0)
+      std::cout << swept.left_out << " more labelled container(s) past the list's bound of "
+                << runner::max_listed_containers
+                << " (the tool's own, the first due, come first): sweep again once these are gone\n";
     std::cout << swept.live_runs << " run(s) of a live plb-sandbox left alone" << std::endl;
     context.cancel.check();
     return 0;

@@ -14,13 +14,18 @@ class warden_command final : public command {
   void add_flags(CLI::App& app) override {
     app.add_option("--socket", socket_, "where it answers its status (the preflight asks the default)");
     app.add_flag("--status", status_, "print the status line of the warden that answers, and exit");
+    app.add_flag("--supervise", supervise_,
+                 "run as the warden's supervisor: start it, restart it whenever it dies, stop with it");
   }
 
-  int run(const run_context&) override { return status_ ? print_warden_status(socket_) : run_warden(socket_); }
+  int run(const run_context&) override {
+    if (status_) return print_warden_status(socket_);
+    return supervise_ ? run_warden_supervisor(socket_) : run_warden(socket_);
+  }
 
  private:
   std::string socket_ = runner::warden_socket;
-  bool status_ = false;
+  bool status_ = false, supervise_ = false;
 };
 
 }  // namespace

@@ -12,12 +12,14 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <iostream>
 #include <thread>
 
 #include "runner/for_cli.hpp"
+#include "warden_daemon.hpp"
 #include "warden_service.hpp"
 #include "support/unix_address.hpp"
 #include "support/failure.hpp"
@@ -31,35 +33,19 @@ std::int64_t monotonic_ms() noexcept {
       .count();
 }
 
-void log_line(const std::string& text) {
-  char stamp[32];
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  std::cerr << stamp << " plb-sandbox warden: " << text << std::endl;
-}
-
 struct shared_state {
   std::atomic<std::int64_t> last_pass{-1};  // monotonic ms of the last complete pass
   std::atomic<std::uint64_t> removed{0};
   std::atomic<std::uint64_t> stuck{0};  // at the last pass: overdue by warden_stuck_seconds, still there
+  std::atomic<long> supervisor{0};      // the supervisor's PID while it is this process's parent
 };
 
-// The directory is root's and writable by root only, so only root can have bound the socket; the
-// socket itself is root's alone (0600: the tool runs as root), so no other user can flood it.
-unique_fd claim_directory(const std::string& socket_path) {
-  const std::string dir = socket_path.substr(0, socket_path.rfind('/'));
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-    fail(sandbox::verdict::host_refused, "cannot create " + dir + ": " + std::strerror(errno));
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
-    fail(sandbox::verdict::host_refused, dir + " must be a real directory, root's, writable by root only");
-  unique_fd lock(::open((dir + "/warden.lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!lock) fail(sandbox::verdict::host_refused, "cannot open " + dir + "/warden.lock: " + std::strerror(errno));
-  if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) return unique_fd{};
-  return lock;
-}
+// What the passes remember from one to the next.
+struct pass_memory {
+  first_sightings seen;
+  std::string failing;  // the last list failure logged, empty while the list reads
+  std::uint64_t left_out = 0;
+};
 
 unique_fd listen_on(const std::string& socket_path) {
   const auto address = unix_address(socket_path);
@@ -87,24 +73,32 @@ void answer(int listener, const shared_state& state) {
     ::setsockopt(client.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     const std::int64_t last = state.last_pass.load();
     warden_status s{static_cast<long>(::getpid()), last < 0 ? -1 : monotonic_ms() - last, state.removed.load(),
-                    state.stuck.load()};
+                    state.stuck.load(), state.supervisor.load()};
     (void)write_all(client.get(), render_warden_status(s));
   }
 }
 
 // One look at the daemon: every overdue container of the tool's is removed (a running one is
 // killed by the forced removal). A container that could not be removed is tried again next pass.
-void pass(const docker_engine& engine, shared_state& state, bool& daemon_down) {
+void pass(const docker_engine& engine, shared_state& state, pass_memory& memory) {
   const auto listed = engine.list_labelled();
   if (!listed) {
-    if (!daemon_down) log_line("the Docker daemon does not answer (" + listed.error().message() + "); retrying");
-    daemon_down = true;
+    const std::string line = list_failure_line(listed.error());
+    if (line != memory.failing) log_line(line);  // once per cause, not once a period
+    memory.failing = line;
     return;
   }
-  if (daemon_down) log_line("the Docker daemon answers again");
-  daemon_down = false;
+  if (!memory.failing.empty()) log_line("the Docker daemon lists its containers again");
+  memory.failing.clear();
+  if (listed->left_out != memory.left_out && listed->left_out > 0)
+    log_line(std::to_string(listed->left_out) + " labelled container(s) past the list's bound of " +
+             std::to_string(max_listed_containers) + ": judged once the " + std::to_string(listed->containers.size()) +
+             " kept (the tool's own, the first due first) are gone");
+  memory.left_out = listed->left_out;
+  const warden_clock now = read_warden_clock();
+  memory.seen.note(listed->containers, now.monotonic);
   std::uint64_t stuck = 0;
-  for (const auto& o : overdue(*listed, std::time(nullptr))) {
+  for (const auto& o : overdue(listed->containers, now, memory.seen)) {
     const auto removed = engine.remove(o.name);
     if (!removed) {
       stuck += o.seconds_past >= warden_stuck_seconds ? 1 : 0;
@@ -119,10 +113,31 @@ void pass(const docker_engine& engine, shared_state& state, bool& daemon_down) {
   state.last_pass.store(monotonic_ms());
 }
 
+// The supervisor that started this warden, while it is still its parent (a supervisor names
+// itself in the environment it starts the warden with).
+long supervisor_of_this() {
+  const char* named = std::getenv(supervisor_variable);
+  const long ppid = static_cast<long>(::getppid());
+  return named && std::to_string(ppid) == named ? ppid : 0;
+}
+
+// The supervisor died (the warden has a new parent): this process becomes the supervisor of a
+// new warden. Its locks and sockets close on exec; the new warden takes them within milliseconds.
+[[noreturn]] void become_supervisor(const std::string& socket_path, long was) {
+  log_line("the supervisor (pid " + std::to_string(was) +
+           ") is gone: this process becomes the supervisor of a new warden");
+  const sigset_t none{};
+  ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
+  const char* argv[] = {"plb-sandbox", "warden", "--supervise", "--socket", socket_path.c_str(), nullptr};
+  ::execv("/proc/self/exe", const_cast<char* const*>(argv));
+  log_line(std::string("cannot become the supervisor: ") + std::strerror(errno) + "; the warden stops");
+  std::_Exit(1);  // not 0: a supervisor above this one (systemd's unit) restarts it
+}
+
 }  // namespace
 
 int run_warden(const std::string& socket_path) {
-  const unique_fd lock = claim_directory(socket_path);
+  const unique_fd lock = claim_directory(socket_path, "warden.lock", std::chrono::milliseconds(0));
   if (!lock) {
     log_line("another warden holds " + socket_path.substr(0, socket_path.rfind('/')) + "/warden.lock; exiting");
     return 0;
@@ -135,14 +150,19 @@ int run_warden(const std::string& socket_path) {
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
   static shared_state state;  // outlives the detached answering thread
+  state.supervisor.store(supervisor_of_this());
   std::thread(answer, listener.get(), std::cref(state)).detach();
   const docker_engine engine(docker_socket, std::chrono::seconds(10));
-  log_line("watching " + std::string(docker_socket) + " every " + std::to_string(warden_period.count()) +
-           " ms; status on " + socket_path);
-  bool daemon_down = false;
+  log_line(
+      "watching " + std::string(docker_socket) + " every " + std::to_string(warden_period.count()) + " ms; status on " +
+      socket_path +
+      (state.supervisor.load() ? "; supervised by pid " + std::to_string(state.supervisor.load()) : "; unsupervised"));
+  pass_memory memory;
   while (true) {
     const std::int64_t started = monotonic_ms();
-    pass(engine, state, daemon_down);
+    if (const long s = state.supervisor.load(); s != 0 && static_cast<long>(::getppid()) != s)
+      become_supervisor(socket_path, s);
+    pass(engine, state, memory);
     const std::int64_t left = std::max<std::int64_t>(0, warden_period.count() - (monotonic_ms() - started));
     const timespec wait{static_cast<time_t>(left / 1000), static_cast<long>(left % 1000) * 1'000'000};
     const int s = ::sigtimedwait(&stop, nullptr, &wait);

@@ -11,6 +11,12 @@ namespace plb::cli {
 // one finds the lock taken and exits 0 at once, saying so.
 int run_warden(const std::string& socket_path);
 
+// `plb-sandbox warden --supervise` (warden_supervisor.cpp): starts the warden from this same
+// binary and restarts it whenever it dies (not when it stops cleanly: SIGTERM, or another warden
+// already runs). SIGTERM stops both. One per host, like the warden; a warden whose supervisor dies
+// execs itself into a new one, so only killing both at once ends the bound.
+int run_warden_supervisor(const std::string& socket_path);
+
 // `plb-sandbox warden --status`: the status line of the warden at `socket_path` on stdout (exit
 // 0), or throws failure(host_refused) saying what answered instead.
 int print_warden_status(const std::string& socket_path);

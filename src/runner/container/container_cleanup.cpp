@@ -52,7 +52,7 @@ bool remove_container(const docker_engine& engine, const std::string& name, std:
 std::vector<labelled_container> labelled_containers(const docker_engine& engine) {
   auto listed = engine.list_labelled();
   if (!listed) fail(sandbox::verdict::cleanup_failed, listed.error().message());
-  return std::move(*listed);
+  return std::move(listed->containers);
 }
 
 }  // namespace plb::runner

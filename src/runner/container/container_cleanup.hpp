@@ -27,7 +27,8 @@ std::optional<container_state> inspect_container(const docker_engine& engine, co
 bool remove_container(const docker_engine& engine, const std::string& name,
                       std::chrono::seconds deadline = std::chrono::seconds(30));
 
-// Every container carrying the tool's run label, running or not. Throws failure(cleanup_failed).
+// Every container carrying the tool's run label, running or not, as far as the list's bound goes
+// (container_list_reader.hpp). Throws failure(cleanup_failed).
 std::vector<labelled_container> labelled_containers(const docker_engine& engine);
 
 }  // namespace plb::runner

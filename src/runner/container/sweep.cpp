@@ -25,8 +25,10 @@ sweep_report sweep_orphans(const docker_engine& engine) { return sweep_orphans(e
 sweep_report sweep_orphans(const docker_engine& engine, labelled_list listed) {
   sweep_report report;
   const unique_fd runs = open_runs_dir();
-  if (listed && !*listed) fail(sandbox::verdict::cleanup_failed, listed->error().message());
-  for (const auto& c : listed ? std::move(**listed) : labelled_containers(engine)) {
+  if (!listed) listed = engine.list_labelled();
+  if (!*listed) fail(sandbox::verdict::cleanup_failed, listed->error().message());
+  report.left_out = (*listed)->left_out;
+  for (const auto& c : (*listed)->containers) {
     const std::string id = run_id_of(c.name, c.run_label);
     const run_liveness live = id.empty() ? run_liveness::missing : probe_run(runs.get(), id);
     if (live == run_liveness::missing) {

@@ -9,6 +9,7 @@
 // and is never touched. No volume is ever deleted.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct sweep_report {
   std::vector<std::string> removed_directories;
   std::vector<std::string> not_ours;  // labelled containers the tool did not create
   std::size_t live_runs = 0;
+  std::uint64_t left_out = 0;  // labelled containers past the list's bound: the next sweep sees them
 };
 
 // Throws failure(cleanup_failed) if an orphan cannot be removed, failure(host_refused) when the

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "runner/engine/container_list_reader.hpp"
 #include "support/one_line.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 
@@ -64,13 +65,16 @@ engine_result<std::optional<container_state>> docker_engine::inspect_container(c
                                        "inspecting container " + name, parse_container_inspect);
 }
 
-engine_result<std::vector<labelled_container>> docker_engine::list_labelled() const {
+engine_result<container_list> docker_engine::list_labelled() const {
   const std::string filter = R"({"label":[")" + std::string(sandbox::policy_constants::run_label) + R"("]})";
-  auto r = get_optional<std::vector<labelled_container>>(
-      transport_, "/containers/json?all=1&filters=" + url_encode(filter), "listing containers", parse_container_list);
-  if (!r) return r.error();
-  if (!*r) return unexpected(404, "listing containers");
-  return std::move(**r);
+  container_list_reader reader;
+  const auto status = transport_.get_streamed("/containers/json?all=1&filters=" + url_encode(filter),
+                                              [&reader](std::string_view chunk) { return reader.feed(chunk); });
+  if (!status && status.error().what != engine_error::kind::bad_reply) return status.error();
+  if (status && *status != 200) return unexpected(*status, "listing containers");
+  auto list = reader.finish();  // a refused read says here what was wrong
+  if (!list) return bad_reply("listing containers", list.error().detail);
+  return list;
 }
 
 engine_result<void> docker_engine::kill(const std::string& name) const {

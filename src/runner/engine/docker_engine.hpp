@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/engine/container_list_reader.hpp"
 #include "runner/engine/engine_error.hpp"
 #include "runner/engine/engine_json.hpp"
 #include "runner/engine/engine_transport.hpp"
@@ -36,8 +37,9 @@ class docker_engine {
   engine_result<std::optional<image_facts>> inspect_image(const sandbox::image_id& image) const;
   // nullopt: the daemon does not know the container.
   engine_result<std::optional<container_state>> inspect_container(const std::string& name) const;
-  // Every container carrying the tool's run label, running or not.
-  engine_result<std::vector<labelled_container>> list_labelled() const;
+  // Every container carrying the tool's run label, running or not, streamed and bounded
+  // (container_list_reader.hpp): the sweep, the preflight and the warden all list through here.
+  engine_result<container_list> list_labelled() const;
   // SIGKILL; a container that is gone or not running is not an error.
   engine_result<void> kill(const std::string& name) const;
   // Forced removal, never of volumes. true: removed by this call; false: the daemon did not know it.

@@ -5,6 +5,7 @@
 
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "runner/engine/engine_time.hpp"
+#include "runner/engine/container_list_reader.hpp"
 
 namespace plb::runner {
 namespace {
@@ -152,44 +153,6 @@ std::optional<container_state> parse_container_inspect_or(std::string_view text,
   });
 }
 
-std::optional<std::vector<labelled_container>> parse_container_list_or(std::string_view text,
-                                                                       std::string& problem) noexcept try {
-  auto v = parse_bounded(text, problem);
-  if (!v) return std::nullopt;
-  if (!v->is_array()) {
-    problem = "reply is not a JSON array";
-    return std::nullopt;
-  }
-  std::vector<labelled_container> found;
-  for (const json::value& c : v->get_array()) {
-    if (!c.is_object()) {
-      problem = "a listed container is not an object";
-      return std::nullopt;
-    }
-    const json::value* names = c.get_object().if_contains("Names");
-    if (!names || !names->is_array() || names->get_array().empty() || !names->get_array()[0].is_string()) {
-      problem = "field Names missing, empty or not strings";
-      return std::nullopt;
-    }
-    labelled_container lc;
-    lc.name.assign(names->get_array()[0].get_string().data(), names->get_array()[0].get_string().size());
-    if (!lc.name.empty() && lc.name.front() == '/') lc.name.erase(0, 1);
-    if (const json::value* labels = c.get_object().if_contains("Labels"); labels && labels->is_object()) {
-      if (const auto* run = string_field(labels->get_object(), sandbox::policy_constants::run_label))
-        lc.run_label.assign(run->data(), run->size());
-      if (const auto* d = string_field(labels->get_object(), sandbox::policy_constants::deadline_label))
-        lc.deadline_label.assign(d->data(), d->size());
-    }
-    if (const json::value* t = c.get_object().if_contains("Created"); t && t->is_int64()) lc.created = t->get_int64();
-    if (const auto* st = string_field(c.get_object(), "State")) lc.state.assign(st->data(), st->size());
-    found.push_back(std::move(lc));
-  }
-  return found;
-} catch (const std::exception&) {
-  problem = "out of memory reading the reply";
-  return std::nullopt;
-}
-
 // The public form: the old-style body's refusal as the engine layer's error.
 template <class T>
 engine_result<T> as_result(std::optional<T>&& parsed, const std::string& problem) noexcept try {
@@ -217,8 +180,10 @@ engine_result<image_facts> parse_image_inspect(std::string_view text) noexcept {
 engine_result<container_state> parse_container_inspect(std::string_view text) noexcept {
   return parsed(parse_container_inspect_or, text);
 }
-engine_result<std::vector<labelled_container>> parse_container_list(std::string_view text) noexcept {
-  return parsed(parse_container_list_or, text);
+engine_result<container_list> parse_container_list(std::string_view text) noexcept {
+  container_list_reader reader;
+  reader.feed(text);
+  return reader.finish();
 }
 
 }  // namespace plb::runner

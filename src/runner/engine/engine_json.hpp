@@ -58,12 +58,21 @@ struct labelled_container {
   std::string state;           // created, running, exited, ...
 };
 
+// The labelled containers as the daemon lists them, bounded (container_list_reader.hpp).
+struct container_list {
+  std::vector<labelled_container> containers;  // in the daemon's order
+  std::uint64_t left_out = 0;                  // listed beyond the bound, not kept
+  std::uint64_t oversized = 0;                 // kept with a field cut at its bound
+};
+
 // Each refuses with an engine_error of kind bad_reply saying what was wrong. Every answer is at
-// most 4 MiB and 32 levels deep before it is parsed.
+// most 4 MiB and 32 levels deep before it is parsed, but the container list, which is streamed
+// (container_list_reader.hpp).
 engine_result<daemon_info> parse_daemon_info(std::string_view json) noexcept;
 engine_result<image_facts> parse_image_inspect(std::string_view json) noexcept;
 engine_result<container_state> parse_container_inspect(std::string_view json) noexcept;
-// GET /containers/json: the name, labels, creation time and state of each; any entry without a name is refused.
-engine_result<std::vector<labelled_container>> parse_container_list(std::string_view json) noexcept;
+// GET /containers/json whole, through container_list_reader (the client streams it instead): the
+// name, labels, creation time and state of each, bounded; any entry without a name is refused.
+engine_result<container_list> parse_container_list(std::string_view json) noexcept;
 
 }  // namespace plb::runner

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "runner/engine/engine_error.hpp"
 
@@ -29,6 +31,10 @@ class engine_transport {
   engine_result<engine_reply> get(const std::string& path) const;
   engine_result<engine_reply> post(const std::string& path) const;
   engine_result<engine_reply> del(const std::string& path) const;
+  // A GET whose body is handed to `sink` as it arrives and never held whole (an answer with no
+  // size the tool can bound: the container list). The status, or unreachable; a sink that
+  // returns false stops the read (the error then says the reply was refused).
+  engine_result<int> get_streamed(const std::string& path, const std::function<bool(std::string_view)>& sink) const;
 
   const std::string& socket_path() const noexcept { return socket_; }
 

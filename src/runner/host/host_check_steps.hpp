@@ -41,7 +41,7 @@ inline constexpr std::pair<unsigned, const char*> missing_need_reasons[] = {
 struct prefetched {
   std::future<engine_result<std::optional<image_facts>>> image;  // with an image only
   std::future<host_result<warden_status>> warden;
-  std::future<engine_result<std::vector<labelled_container>>> labelled;  // with a sweep_list only
+  std::future<engine_result<container_list>> labelled;  // with a sweep_list only
 };
 
 struct check_context {

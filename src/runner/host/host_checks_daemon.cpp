@@ -7,6 +7,7 @@
 
 #include "runner/host/docker_cli_context.hpp"
 #include "runner/container/docker_run.hpp"
+#include "runner/host/cgroup_hierarchy.hpp"
 #include "runner/host/host_check_steps.hpp"
 #include "runner/host/state_dirs.hpp"
 #include "runner/host/warden.hpp"
@@ -87,6 +88,12 @@ host_result<std::string> cgroup_controllers(check_context& c) {
   return "memory, swap, cpu, pids";
 }
 
+// What this process sees at /sys/fs/cgroup: doctor names it, and it must be the daemon's tree
+// (the cgroup monitor reads the container's files there by the daemon's version).
+host_result<std::string> cgroup_tree(check_context& c) {
+  return judge_cgroup_hierarchy(find_cgroup_hierarchy(), c.facts.daemon.cgroup_version);
+}
+
 }  // namespace
 
 const host_check machine_table[] = {
@@ -98,6 +105,7 @@ const host_check machine_table[] = {
     {"deadline warden", daemon, nothing, deadline_warden},
     {"Linux daemon", daemon, nothing, linux_daemon},
     {"cgroup controllers", daemon, nothing, cgroup_controllers},
+    {"cgroup hierarchy", daemon, nothing, cgroup_tree},
 };
 const std::span<const host_check> machine_checks{machine_table};
 

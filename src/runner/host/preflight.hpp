@@ -50,7 +50,7 @@ enum class inspect_mode {
 
 // The sweep's list of labelled containers, when the preflight asked for it alongside its own
 // questions (nullopt: it did not get that far).
-using labelled_list = std::optional<engine_result<std::vector<labelled_container>>>;
+using labelled_list = std::optional<engine_result<container_list>>;
 
 struct host_inspection {
   const docker_engine& engine;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <ctime>
 #include <cstring>
 
 #include "support/unix_address.hpp"
@@ -56,20 +57,57 @@ std::optional<std::int64_t> field(const std::string& line, std::string_view key)
 
 }  // namespace
 
-std::vector<overdue_container> overdue(const std::vector<labelled_container>& listed, std::int64_t now) {
+warden_clock read_warden_clock() noexcept {
+  timespec boot{};
+  ::clock_gettime(CLOCK_BOOTTIME, &boot);
+  return {static_cast<std::int64_t>(std::time(nullptr)), static_cast<std::int64_t>(boot.tv_sec)};
+}
+
+void first_sightings::note(const std::vector<labelled_container>& listed, std::int64_t monotonic_now) {
+  std::unordered_map<std::string, sighting> next;
+  next.reserve(listed.size());
+  for (const auto& c : listed) {
+    const auto it = seen_.find(c.name);
+    const bool known = it != seen_.end() && it->second.created == c.created;
+    next.emplace(c.name, sighting{c.created, known ? it->second.at : monotonic_now});
+  }
+  seen_ = std::move(next);
+}
+
+std::optional<std::int64_t> first_sightings::first_seen(const labelled_container& c) const {
+  const auto it = seen_.find(c.name);
+  if (it == seen_.end() || it->second.created != c.created) return std::nullopt;
+  return it->second.at;
+}
+
+std::vector<overdue_container> overdue(const std::vector<labelled_container>& listed, warden_clock now,
+                                       const first_sightings& seen) {
   std::vector<overdue_container> out;
   for (const auto& c : listed) {
     const auto after = seconds_of(c.deadline_label);
     if (run_id_of(c.name, c.run_label).empty() || !after || c.created <= 0) continue;
-    const std::int64_t past = now - (c.created + *after);
+    std::int64_t past = now.wall - (c.created + *after);
+    // First seen no earlier than created: this bound is the later one unless the wall clock stepped back.
+    if (const auto first = seen.first_seen(c)) past = std::max(past, now.monotonic - (*first + *after));
     if (past >= 0) out.push_back({c.name, past});
   }
   return out;
 }
 
+std::string list_failure_line(const engine_error& e) {
+  switch (e.what) {
+    case engine_error::kind::unreachable: return "the Docker daemon does not answer (" + e.message() + "); retrying";
+    case engine_error::kind::unexpected_status:
+      return "the Docker daemon refuses to list containers (" + e.message() + "); retrying";
+    case engine_error::kind::bad_reply: break;
+  }
+  return "the Docker daemon's container list cannot be read (" + e.message() + "); retrying";
+}
+
 std::string render_warden_status(const warden_status& s) {
   return "plb-sandbox-warden pid=" + std::to_string(s.pid) + " last-pass-ms=" + std::to_string(s.last_pass_ms) +
-         " removed=" + std::to_string(s.removed) + " stuck=" + std::to_string(s.stuck) + "\n";
+         " removed=" + std::to_string(s.removed) + " stuck=" + std::to_string(s.stuck) +
+         " supervisor=" + std::to_string(s.supervisor) + "\n";
 }
 
 std::optional<warden_status> parse_warden_status(const std::string& line) noexcept try {
@@ -79,9 +117,14 @@ std::optional<warden_status> parse_warden_status(const std::string& line) noexce
   const auto removed = field(line, "removed");
   // A warden of an earlier build counts no stuck containers: absent reads as none.
   const auto stuck = line.find(" stuck=") == std::string::npos ? std::optional<std::int64_t>(0) : field(line, "stuck");
-  if (!pid || !age || !removed || !stuck || *pid <= 0 || *age < -1 || *removed < 0 || *stuck < 0) return std::nullopt;
+  // Nor of a supervisor: absent reads as none.
+  const auto supervisor =
+      line.find(" supervisor=") == std::string::npos ? std::optional<std::int64_t>(0) : field(line, "supervisor");
+  if (!pid || !age || !removed || !stuck || !supervisor || *pid <= 0 || *age < -1 || *removed < 0 || *stuck < 0 ||
+      *supervisor < 0)
+    return std::nullopt;
   return warden_status{static_cast<long>(*pid), *age, static_cast<std::uint64_t>(*removed),
-                       static_cast<std::uint64_t>(*stuck)};
+                       static_cast<std::uint64_t>(*stuck), static_cast<long>(*supervisor)};
 } catch (...) {
   return std::nullopt;
 }
@@ -146,7 +189,12 @@ host_result<std::string> judge_warden(const host_result<warden_status>& answer) 
     return refusal{who + " cannot remove " + std::to_string(status.stuck) + " container(s) " +
                        std::to_string(warden_stuck_seconds) + " s or more past their deadline",
                    "see its log and dockerd's; remove them by hand (docker rm -f) once the daemon can"};
-  return "pid " + std::to_string(status.pid) + ", last pass " + std::to_string(status.last_pass_ms) + " ms ago";
+  if (status.supervisor <= 0)
+    return refusal{who + " runs unsupervised: nothing restarts it if it dies, and the runs it bounds would then run on",
+                   "restart it supervised: /usr/share/plb-sandbox/start-warden /usr/bin/plb-sandbox (it runs "
+                   "`plb-sandbox warden --supervise`), or systemctl restart plb-sandbox-warden"};
+  return "pid " + std::to_string(status.pid) + " (supervisor pid " + std::to_string(status.supervisor) +
+         "), last pass " + std::to_string(status.last_pass_ms) + " ms ago";
 }
 
 }  // namespace plb::runner

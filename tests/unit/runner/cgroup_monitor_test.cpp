@@ -95,7 +95,19 @@ INSTANTIATE_TEST_SUITE_P(
                      {"system.slice/docker-beef.scope/pids.events", "max 0\n"},
                      {"system.slice/docker-beef.scope/pids.current", "12\n"},
                      {"system.slice/docker-beef.scope/cpu.stat", "usage_usec 250\nuser_usec 200\n"}},
-                    usage(5000, 4, 1, 0, 12, 250000)}),
+                    usage(5000, 4, 1, 0, 12, 250000)},
+        // Docker's cgroupfs driver on the unified hierarchy: <root>/docker/<id>. A kernel before
+        // 5.19 has no memory.peak: the highest memory.current sampled stands in.
+        cgroup_case{"v2_cgroupfs_no_memory_peak",
+                    "2",
+                    "cgroupfs",
+                    "cafe",
+                    {{"docker/cafe/memory.current", "7000\n"},
+                     {"docker/cafe/memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n"},
+                     {"docker/cafe/pids.events", "max 3\n"},
+                     {"docker/cafe/pids.current", "40\n"},
+                     {"docker/cafe/cpu.stat", "usage_usec 1000000\nuser_usec 600000\nsystem_usec 400000\n"}},
+                    usage(7000, 0, 0, 3, 40, 1000000000)}),
     [](const auto& i) { return std::string(i.param.name); });
 
 TEST(CgroupMonitor, PeaksStayAndAVanishedCgroupLeavesTheLastValues) {

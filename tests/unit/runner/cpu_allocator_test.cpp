@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
@@ -123,6 +124,29 @@ TEST_F(CpuAllocator, ARunWaitsForAFreeCpuAndAStopEndsTheWait) {
   sandbox::stop_source stop;
   stop.request_stop(SIGTERM);
   EXPECT_THROW(a.acquire(1000, cancellation(&stop)), interrupted);
+}
+
+// Issue 33 item 9: the allocator reads no cgroup file; its CPUs are this process's affinity, which
+// on a cgroup v2 host is its cgroup's cpuset.cpus.effective (a Slurm job's there). It reads that
+// file's format (the kernel's CPU list) and hands out only those CPUs, however they are spread.
+TEST_F(CpuAllocator, TheCpusOfAV2CgroupAreTheOnlyOnesHandedOut) {
+  const std::string tree = dir_ + "/sys-fs-cgroup";
+  std::filesystem::create_directories(tree + "/system.slice/slurmstepd.scope/job_7");
+  const std::string file = tree + "/system.slice/slurmstepd.scope/job_7/cpuset.cpus.effective";
+  std::FILE* f = std::fopen(file.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("1,4-5\n", f);
+  std::fclose(f);
+  const auto text = read_small_file(file);
+  ASSERT_TRUE(text);
+  const std::vector<unsigned> cpus = parse_cpu_list(*text);
+  ASSERT_EQ(cpus, (std::vector<unsigned>{1, 4, 5}));
+  const auto a = allocator(cpus);
+  const auto two = a.try_acquire(2000);
+  EXPECT_EQ(two.list(), "1,4");
+  const auto one = a.try_acquire(1000);
+  EXPECT_EQ(one.list(), "5");
+  EXPECT_EQ(a.try_acquire(100).list(), "") << "no CPU outside the cgroup's";
 }
 
 TEST_F(CpuAllocator, MoreThanThereIsGetsEveryCpu) { EXPECT_EQ(allocator({0, 1}).try_acquire(4000).list(), "0-1"); }
