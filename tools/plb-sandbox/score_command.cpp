@@ -19,8 +19,6 @@
 namespace plb::cli {
 namespace {
 
-using sandbox::verdict;
-
 // "plb-sandbox: starting the sandbox", then "plb-sandbox: running in gVisor, 3.2 s of 30 s" (the
 // script's own time against its wall limit), rewritten in place on a terminal; cleared at the end.
 // Silent without a terminal.
