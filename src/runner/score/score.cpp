@@ -6,12 +6,14 @@
 #include <ctime>
 #include <filesystem>
 #include <future>
+#include <optional>
 
 #include "runner/container/container_run.hpp"
 #include "runner/score/judge.hpp"
 #include "support/failure.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/owner.hpp"
+#include "runner/score/provenance_seal.hpp"
 #include "runner/container/cpu_allocator.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "plb/sandbox/features_encoder.hpp"
@@ -168,13 +170,15 @@ class phase_clock {
 // The outcome to where the request wants it: both files published (and withdrawn again if a
 // stop request arrived meanwhile), or, for the in-memory API, into the report.
 void deliver(const score_request& request, std::vector<double> predictions, const std::string& csv_text,
-             sandbox::provenance_record rec, const cancellation& cancel, run_report& report) {
+             sandbox::provenance_record rec, const std::optional<host_key>& key, const cancellation& cancel,
+             run_report& report) {
   if (!request.publish) {
     report.predictions = std::move(predictions);
     report.provenance = std::move(rec);
     return;
   }
-  publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
+  // Sealed under the host's key: `verify` trusts nothing in a provenance whose MAC does not verify.
+  publish_outputs(request.output, csv_text, request.provenance, sealed_provenance(rec, key.value()));
   if (cancel.signal()) {  // arrived while publishing: nothing stays published
     unpublish_outputs(request.output, request.provenance);
     cancel.check();
@@ -191,6 +195,8 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   phase_clock clock(report.phases);
   // A request that cannot run fails here, before a reaper, a CPU or a docker client is spent on it.
   verified_script script = check_local_inputs(request);
+  // The key that seals the provenance, loaded (and its file checked) before anything runs.
+  const std::optional<host_key> key = request.publish ? std::optional<host_key>(this_host_key()) : std::nullopt;
   const std::string run_id = new_run_id();
   run_directory dir(run_id);
   const docker_engine engine;
@@ -240,7 +246,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
       provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage, spec.cpuset(), hooks);
   rec.started_at = started_at;
   cancel.check();
-  deliver(request, std::move(predictions), csv_text, std::move(rec), cancel, report);
+  deliver(request, std::move(predictions), csv_text, std::move(rec), key, cancel, report);
   clock.end(&phases::publish);
 }
 
