@@ -6,7 +6,6 @@
 #include <ctime>
 #include <filesystem>
 #include <future>
-#include <optional>
 
 #include "runner/container/container_run.hpp"
 #include "runner/score/judge.hpp"
@@ -171,13 +170,12 @@ class phase_clock {
 // stop request arrived meanwhile), or, for the in-memory API, into the report.
 void deliver(const score_request& request, std::vector<double> predictions, const std::string& csv_text,
              sandbox::provenance_record rec, const std::optional<host_key>& key, const cancellation& cancel,
-             run_report& report) {
+             run_report& report) {  // the provenance is sealed under `key`: verify trusts no other
   if (!request.publish) {
     report.predictions = std::move(predictions);
     report.provenance = std::move(rec);
     return;
   }
-  // Sealed under the host's key: `verify` trusts nothing in a provenance whose MAC does not verify.
   publish_outputs(request.output, csv_text, request.provenance, sealed_provenance(rec, key.value()));
   if (cancel.signal()) {  // arrived while publishing: nothing stays published
     unpublish_outputs(request.output, request.provenance);
@@ -195,8 +193,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   phase_clock clock(report.phases);
   // A request that cannot run fails here, before a reaper, a CPU or a docker client is spent on it.
   verified_script script = check_local_inputs(request);
-  // The key that seals the provenance, loaded (and its file checked) before anything runs.
-  const std::optional<host_key> key = request.publish ? std::optional<host_key>(this_host_key()) : std::nullopt;
+  const std::optional<host_key> key = request.publish ? std::optional(this_host_key()) : std::nullopt;  // checked now
   const std::string run_id = new_run_id();
   run_directory dir(run_id);
   const docker_engine engine;
