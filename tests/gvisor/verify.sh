@@ -139,8 +139,9 @@ edited)
   jq -c '.model_path = "/etc/shadow" | .model_sha256 = "'"$shadow"'"' "$prov" > "$f"
   verify runs-nothing "$f" --model /etc/shadow
   expect 14 "its MAC does not verify"
-  # One byte, anywhere: a space before the last brace.
-  sed 's/}$/ }/' "$prov" > "$f"
+  # One byte inside what the MAC covers: a space that changes no value.
+  sed 's/"rows":/"rows": /' "$prov" > "$f"
+  cmp -s "$prov" "$f" && fail "the edit changed nothing"
   verify runs-nothing "$f"
   expect 14 "its MAC does not verify"
   echo "PASS: an edited provenance (/etc/shadow as model or data, higher limits, another image) is refused by its MAC, nothing it names is read" ;;
