@@ -26,8 +26,8 @@ namespace {
 
 namespace pt = plb::batch;
 
-const pt::batch_key& fuzz_key() {
-  static const pt::batch_key key(pt::batch_key::bytes_type{0x70, 0x6c, 0x62, 0x2d, 0x66, 0x75, 0x7a, 0x7a});
+const pt::host_key& fuzz_key() {
+  static const pt::host_key key(pt::host_key::bytes_type{0x70, 0x6c, 0x62, 0x2d, 0x66, 0x75, 0x7a, 0x7a});
   return key;
 }
 

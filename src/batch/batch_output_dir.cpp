@@ -14,7 +14,7 @@
 
 namespace plb::batch {
 
-output_dir open_output_dir(const std::string& dir, bool lock, const batch_key& key) {
+output_dir open_output_dir(const std::string& dir, bool lock, const host_key& key) {
   const auto refuse = [&](const std::string& why) {
     fail(sandbox::verdict::usage_error, "--output-dir " + dir + ": " + why);
   };
@@ -33,7 +33,7 @@ output_dir open_output_dir(const std::string& dir, bool lock, const batch_key& k
   return out;
 }
 
-output_dir open_output_dir(const std::string& dir, bool lock) { return open_output_dir(dir, lock, host_batch_key()); }
+output_dir open_output_dir(const std::string& dir, bool lock) { return open_output_dir(dir, lock, this_host_key()); }
 
 std::string csv_name(const std::string& id) { return id + ".csv"; }
 std::string provenance_name(const std::string& id) { return id + ".csv.sandbox.json"; }

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "batch/batch_key.hpp"
+#include "runner/for_batch.hpp"
 #include "support/file_io.hpp"
 
 namespace plb::batch {
@@ -17,16 +17,16 @@ struct output_dir {
   unique_fd fd;      // the directory itself
   unique_fd lock;    // with a lock: DIR/.plb-batch.lock, flocked as long as this lives
   uid_t owner;       // the tool's user: resume reads only this user's regular files
-  batch_key key;
+  host_key key;
 };
 
 // The output directory, created 0700 if missing, opened with O_NOFOLLOW (a symlink is refused),
 // and refused unless it is a real directory owned by this user and not writable by group or others:
 // anyone else who can write to it could plant a line's results. With `lock`, locked for one batch
 // at a time. Throws failure(usage_error) naming the directory, with the fix, before anything runs.
-output_dir open_output_dir(const std::string& dir, bool lock, const batch_key& key);
+output_dir open_output_dir(const std::string& dir, bool lock, const host_key& key);
 
-// The same with this host's key (host_batch_key(): failure(host_refused) if it is unsafe).
+// The same with this host's key (this_host_key(): failure(host_refused) if it is unsafe).
 output_dir open_output_dir(const std::string& dir, bool lock);
 
 // A line's files in the directory.

@@ -152,7 +152,7 @@ std::string first_difference(const json::object& a, const json::object& b) {
 }
 
 std::string render_record(const batch_item& item, const line_outcome& o, const json::object& fingerprint,
-                          const std::string& provenance_sha256, const batch_key& key) {
+                          const std::string& provenance_sha256, const host_key& key) {
   const json::object record{{"schema", record_schema},
                             {"id", item.id},
                             {"line", item.line},
@@ -171,7 +171,7 @@ std::string render_record(const batch_item& item, const line_outcome& o, const j
   return seal_record(std::move(text), key);
 }
 
-std::string seal_record(std::string body, const batch_key& key) {
+std::string seal_record(std::string body, const host_key& key) {
   const std::string mac = hex_of(key.mac(std::string(mac_domain) + body));
   return body.append(mac_open).append(mac).append(mac_close);
 }
@@ -192,7 +192,7 @@ std::optional<json::object> parse_json_object(std::string_view text) {
   return std::move(v.as_object());
 }
 
-record_read parse_record(std::string_view text, const std::string& id, const batch_key& key) {
+record_read parse_record(std::string_view text, const std::string& id, const host_key& key) {
   const auto o = parse_json_object(text);
   const auto* schema = o ? o->if_contains("schema") : nullptr;
   if (schema && schema->is_string() && schema->get_string() == unsigned_record_schema)
@@ -203,7 +203,7 @@ record_read parse_record(std::string_view text, const std::string& id, const bat
   const std::string_view tail = text.substr(prefix.size());
   if (tail.size() != mac_suffix_bytes || !tail.starts_with(mac_open) || !tail.ends_with(mac_close) ||
       !key.verifies(std::string(mac_domain).append(prefix), tail.substr(mac_open.size(), 64)))
-    return refused(std::string("its MAC does not verify with this host's key ") + batch_key_path +
+    return refused(std::string("its MAC does not verify with this host's key ") + host_key_path +
                    ": no run of this tool with this key wrote it (Slurm nodes must share the key file)");
   const auto* named = o->if_contains("id");
   if (!named || !named->is_string() || named->get_string() != id) return refused("a record of another line");

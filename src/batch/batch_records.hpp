@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Each line's record (`<id>.result.json`) and the request fingerprint that decides whether earlier
 // outputs belong to a line. A record is written whole and renamed into place, and it ends with an
-// HMAC-SHA256, under the host's batch key (batch_key.hpp), over every byte before it; a success
+// HMAC-SHA256, under the host's batch key (host_key.hpp), over every byte before it; a success
 // record carries the digests of its CSV and provenance. Resume trusts a record only if its MAC
 // verifies: files a run of this tool did not write are never taken for a line's results.
 #pragma once
@@ -13,7 +13,7 @@
 #include <boost/json/object.hpp>
 
 #include "batch/batch.hpp"
-#include "batch/batch_key.hpp"
+#include "runner/for_batch.hpp"
 #include "batch/batch_output_dir.hpp"
 
 namespace plb::batch {
@@ -45,11 +45,11 @@ struct stored_record {
 // A record's bytes: its fields, then `,"mac":"<64 hex>"}` and a newline, the MAC covering every
 // byte before `,"mac"`. A success carries both digests, any other verdict neither.
 std::string render_record(const batch_item& item, const line_outcome& outcome, const boost::json::object& fingerprint,
-                          const std::string& provenance_sha256, const batch_key& key);
+                          const std::string& provenance_sha256, const host_key& key);
 
 // The MAC step alone: `body` is a serialized JSON object without its closing brace; returns it
 // with `,"mac":"<64 hex>"}` and a newline. render_record's last step, and the fuzz target's.
-std::string seal_record(std::string body, const batch_key& key);
+std::string seal_record(std::string body, const host_key& key);
 
 void write_record(const output_dir& dir, const batch_item& item, const line_outcome& outcome,
                   const boost::json::object& fingerprint, const std::string& provenance_sha256);
@@ -65,7 +65,7 @@ struct record_read {
 // Trusted only if the text is the current schema, its MAC verifies under `key`, it names `id`, and
 // every field is one this tool writes (a verdict of the enum, an exit status 0-255, a printable
 // one-line message, digests of 64 lowercase hex digits). Never throws on any input.
-record_read parse_record(std::string_view text, const std::string& id, const batch_key& key);
+record_read parse_record(std::string_view text, const std::string& id, const host_key& key);
 
 // The line's record file, read only if it is a regular file of the tool's user (never through a
 // symlink), at most max_record_bytes. A file that is not one is refused, for that line alone.

@@ -10,6 +10,7 @@
 
 #include "runner/container/sweep.hpp"
 #include "runner/engine/docker_engine.hpp"
+#include "runner/host/host_key.hpp"
 #include "runner/host/preflight.hpp"
 #include "runner/host/state_dirs.hpp"
 #include "runner/score/output_files.hpp"
@@ -25,13 +26,19 @@ using runner::check_request;      // a line's request, checked like the runner A
 using runner::docker_engine;      // the batch's own preflight and sweep talk to the daemon
 using runner::field_names;        // how a rejected request field is named (the manifest's names)
 using runner::fresh_verify_path;  // batch --verify: each re-run's fresh path, the same rule as verify's
-using runner::host_facts;         // one preflight's answer, shared by the lines on that image
-using runner::open_state_dir;     // the batch key lives in the tool's state directory
-using runner::preflight;          // once per image per batch
-using runner::run_hooks;          // a line's run, with the batch's preflight
-using runner::score_to_result;    // a line's run to its verdict, every failure caught
+using runner::hex_of;
+using runner::host_facts;  // one preflight's answer, shared by the lines on that image
+using runner::host_key;    // the host's key: the batch's records are sealed under it, as provenances are
+using runner::host_key_name;
+using runner::host_key_path;
+using runner::load_host_key;
+using runner::open_state_dir;   // the batch key lives in the tool's state directory
+using runner::preflight;        // once per image per batch
+using runner::run_hooks;        // a line's run, with the batch's preflight
+using runner::score_to_result;  // a line's run to its verdict, every failure caught
 using runner::state_dir;
 using runner::sweep_orphans;  // once before the first line
+using runner::this_host_key;
 using runner::verify_mismatch_table;
 using runner::verify_options;  // ... run as `verify` runs one
 using runner::verify_outcome;

@@ -3,8 +3,10 @@
 # `plb-sandbox verify` against the real daemon and runsc: one case per outcome.
 #   verify.sh TOOL CASE EXAMPLES_DIR
 # A run is scored once with sandbox-score, then verified: reproduced, differs (a script that reads
-# /dev/urandom), changed model, changed data, changed image, changed runtime (an edited copy of the
-# provenance), a forged provenance, and `batch --verify`.
+# /dev/urandom), changed model, changed data, changed image, changed runtime (a copy of the
+# provenance edited and sealed again with the host's key, as only root can), an edited provenance
+# (naming /etc/shadow, higher limits, another image: refused before anything it names is read), a
+# forged or unsigned provenance, and `batch --verify`.
 source "$(dirname "${BASH_SOURCE[0]}")/batch_common.sh"
 
 mkdir -p "$work/out"
@@ -41,6 +43,16 @@ verify() {
 expect() {  # CODE PATTERN: verify's exit code and a line of its output
   [ "$rc" = "$1" ] || fail "exit $rc, expected $1: $out $err"
   grep -q -- "$2" <<<"$out$err" || fail "no '$2' in: $out $err"
+}
+# reseal IN OUT JQ_FILTER: IN edited by the filter, then sealed under the host's key exactly as the
+# tool seals (provenance.hpp): HMAC-SHA256 of the domain and every byte before `,"mac"`.
+reseal() {
+  local body; body=$(jq -c "del(.mac) | $3" "$1") || fail "jq $3"
+  body=${body%\}}
+  local mac
+  mac=$( { printf 'plb-sandbox/provenance/2 mac\n%s' "$body"; } | openssl dgst -sha256 -r -mac HMAC \
+    -macopt "hexkey:$(xxd -p -c 64 /var/lib/plb-sandbox/batch.key)" | cut -d' ' -f1)
+  printf '%s,"mac":"%s"}\n' "$body" "$mac" > "$2"
 }
 score
 original=$(sha256sum "$work/out/pred.csv" "$prov")
@@ -90,7 +102,11 @@ data_changed)
   echo "PASS: changed data is named, exit 16, nothing runs" ;;
 runtime_changed)
   mkdir "$work/copy"
+  # Edited alone it is refused (its MAC); sealed again under the key, it is what another host wrote.
   jq -c '.runtime.release = "20221219" | .runtime.platform = "ptrace"' "$prov" > "$work/copy/pred.csv.sandbox.json"
+  verify runs-nothing "$work/copy/pred.csv.sandbox.json"
+  expect 14 "provenance_refused: .*its MAC does not verify with this host's key"
+  reseal "$prov" "$work/copy/pred.csv.sandbox.json" '.runtime.release = "20221219" | .runtime.platform = "ptrace"'
   verify runs-nothing "$work/copy/pred.csv.sandbox.json"
   expect 18 "runtime_changed: this host runs runsc [0-9]\{8\} on systrap, the provenance records runsc 20221219 on ptrace"
   [ ! -e "$work/copy/pred.verify-1.csv" ] || fail "a refused verify published"
@@ -99,31 +115,69 @@ runtime_changed)
   expect 0 "^verify: reproduced: $work/copy/pred.verify-1.csv"
   expect 0 "runtime_changed: this host runs"
   # The flag allows nothing else: a changed image still stops it.
-  jq -c '.runtime_image = "sha256:'"$(printf '%064d' 0)"'"' "$work/copy/pred.csv.sandbox.json" > "$work/copy/img.csv.sandbox.json"
+  reseal "$work/copy/pred.csv.sandbox.json" "$work/copy/img.csv.sandbox.json" '.runtime_image = "sha256:'"$(printf '%064d' 0)"'"' 
   verify runs-nothing "$work/copy/img.csv.sandbox.json" --allow-changed-runtime
   expect 17 "image_changed: image sha256:0\{64\} is not on this host"
   echo "PASS: a changed runtime stops verify (exit 18) unless allowed; a changed image always does" ;;
+edited)
+  # Whoever can write the provenance (root's, 0600) but has no key: each edit is refused by its MAC
+  # before anything it names is opened. /etc/shadow's digest is never printed, nothing runs.
+  mkdir "$work/edited"
+  f=$work/edited/pred.csv.sandbox.json
+  shadow=$(sha256sum /etc/shadow | cut -d' ' -f1)
+  for edit in '.model_path = "/etc/shadow"' '.data_path = "/etc/shadow"' \
+      '.model_path = "/etc/shadow" | .model_sha256 = "'"$shadow"'"' \
+      '.limits.memory_mib = 4096 | .limits.cpu_millicores = 2000' '.runtime_image = "sha256:'"$(printf '%064d' 0)"'"'; do
+    jq -c "$edit" "$prov" > "$f"
+    verify runs-nothing "$f"
+    expect 14 "^plb-sandbox: verify: provenance_refused: $f: its MAC does not verify with this host's key /var/lib/plb-sandbox/batch.key"
+    expect 14 "re-score the run"
+    ! grep -q -- "$shadow" <<<"$out$err" || fail "$edit: /etc/shadow's digest was printed: $out $err"
+    ! grep -q -- "SHA-256\|/etc/shadow" <<<"$out$err" || fail "$edit: a path or digest it names was read: $out $err"
+  done
+  # Given the digest back on the command line, the file is still not run: the seal stops it first.
+  jq -c '.model_path = "/etc/shadow" | .model_sha256 = "'"$shadow"'"' "$prov" > "$f"
+  verify runs-nothing "$f" --model /etc/shadow
+  expect 14 "its MAC does not verify"
+  # One byte inside what the MAC covers: a space that changes no value.
+  sed 's/"rows":/"rows": /' "$prov" > "$f"
+  cmp -s "$prov" "$f" && fail "the edit changed nothing"
+  verify runs-nothing "$f"
+  expect 14 "its MAC does not verify"
+  echo "PASS: an edited provenance (/etc/shadow as model or data, higher limits, another image) is refused by its MAC, nothing it names is read" ;;
 forged)
   mkdir "$work/forged"
   f=$work/forged/x.csv.sandbox.json
-  jq -c '.runtime.platform = "systrap\u001b[31m"' "$prov" > "$f"
+  # Unsigned: an older plb-sandbox's /1, and the MAC taken off.
+  jq -c 'del(.mac) | .schema = "plb-sandbox/provenance/1"' "$prov" > "$f"
+  verify runs-nothing "$f"
+  expect 14 "provenance_refused: $f: a plb-sandbox/provenance/1 record, written by an older plb-sandbox without a MAC: .*re-score the run"
+  jq -c 'del(.mac)' "$prov" > "$f"
+  verify runs-nothing "$f"
+  expect 14 "provenance_refused: $f: it carries no MAC"
+  # Behind the seal the strict read still stands: sealed again under the key, each is still refused.
+  reseal "$prov" "$f" '.runtime.platform = "systrap\u001b[31m"'
   verify runs-nothing "$f"
   expect 14 "provenance_refused: $f: runtime.platform: a value this tool does not write"
-  sed 's/^{/{"rows":1,/' "$prov" > "$f"
+  # A duplicated key (jq would drop it, so the body is made by hand and sealed the same way).
+  body=$(jq -c 'del(.mac)' "$prov" | sed 's/^{"schema":"plb-sandbox\/provenance\/2",/&"rows":1,/; s/}$//')
+  mac=$( { printf 'plb-sandbox/provenance/2 mac\n%s' "$body"; } | openssl dgst -sha256 -r -mac HMAC \
+    -macopt "hexkey:$(xxd -p -c 64 /var/lib/plb-sandbox/batch.key)" | cut -d' ' -f1)
+  printf '%s,"mac":"%s"}\n' "$body" "$mac" > "$f"
   verify runs-nothing "$f"
   expect 14 "a key appears twice (byte"
-  jq -c '.limits.wall_seconds = 100000' "$prov" > "$f"
+  reseal "$prov" "$f" '.limits.wall_seconds = 100000'
   verify runs-nothing "$f"
   expect 14 "limits.wall_seconds: a value this tool does not write"
-  jq -c '.verdict = "timeout"' "$prov" > "$f"
+  reseal "$prov" "$f" '.verdict = "timeout"'
   verify runs-nothing "$f"
   expect 14 "not a scored run's provenance"
   head -c 100 "$prov" > "$f"
   verify runs-nothing "$f"
-  expect 14 "not one JSON document"
+  expect 14 "it carries no MAC"
   verify runs-nothing "$work/forged/absent.csv.sandbox.json"
   expect 14 "provenance_refused"
-  echo "PASS: a forged or broken provenance is refused (exit 14), named, and nothing runs" ;;
+  echo "PASS: an unsigned or broken provenance is refused (exit 14), named, and nothing runs" ;;
 batch_verify)
   rc=0; "$tool" batch --manifest "$manifest" --output-dir "$work/batch" "${defaults[@]}" --jobs 2 --verify 2 \
     --verify-by cpu_seconds > "$work/stdout" 2> "$work/stderr" || rc=$?

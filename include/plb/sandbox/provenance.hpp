@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/json/object.hpp>
@@ -99,6 +100,39 @@ inline boost::json::object to_json(const provenance_record& p) {
   return o;
 }
 
+// The record as one JSON document and a newline: what a provenance file says, before its seal.
 inline std::string render_json(const provenance_record& p) { return boost::json::serialize(to_json(p)) + "\n"; }
+
+// The seal. A provenance file is render_json's bytes with their closing "}\n" replaced by
+// `,"mac":"<64 hex>"}\n`: the MAC is HMAC-SHA256, under the host's key (the runner holds it), of
+// provenance_mac_domain followed by every byte of the file before `,"mac"` (the seal's body). The
+// MAC covers the bytes as written, not a re-rendering of what they parse to, so a reader checks it
+// before it parses anything, and no two texts (another key order, number spelling, escape,
+// duplicate key or trailing byte) can share a MAC. It is a field, not a detached file, so the
+// provenance cannot be published, copied or kept without it. The domain keeps a batch record's
+// MAC, made under the same key, from ever passing for a provenance's.
+inline constexpr std::string_view provenance_mac_domain = "plb-sandbox/provenance/2 mac\n";
+inline constexpr std::string_view provenance_mac_open = ",\"mac\":\"";
+inline constexpr std::string_view provenance_mac_close = "\"}\n";
+inline constexpr std::size_t provenance_mac_hex_digits = 64;
+inline constexpr std::size_t provenance_seal_bytes =
+    provenance_mac_open.size() + provenance_mac_hex_digits + provenance_mac_close.size();
+
+// render_json's bytes without their closing "}\n": the body a MAC seals.
+inline std::string provenance_seal_body(const provenance_record& p) {
+  std::string text = boost::json::serialize(to_json(p));
+  text.pop_back();  // the closing brace: the MAC is the last field
+  return text;
+}
+
+// What the MAC is computed over: the domain, then the body.
+inline std::string provenance_mac_message(std::string_view body) {
+  return std::string(provenance_mac_domain).append(body);
+}
+
+// The file's bytes: the body, then the seal around `mac_hex`.
+inline std::string sealed_provenance_text(std::string body, std::string_view mac_hex) {
+  return body.append(provenance_mac_open).append(mac_hex).append(provenance_mac_close);
+}
 
 }  // namespace plb::sandbox

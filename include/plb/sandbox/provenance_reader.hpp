@@ -6,6 +6,8 @@
 // type and within its bounds (digests of 64 lowercase hex digits, an image ID, the task type and
 // verdict of their enums, every limit within limits.hpp's bounds, finite non-negative figures,
 // printable one-line strings). The first problem is returned as a typed error naming the field.
+// Reading is not trusting: whether the tool wrote these bytes is the seal's question (its MAC, under
+// the host's key, checked by the runner before `verify` parses anything).
 #pragma once
 
 #include <cmath>
@@ -295,7 +297,66 @@ inline bool read_top(const boost::json::object& o, provenance_read& out) {
 
 }  // namespace detail
 
-// Never throws: an allocation failure reads as not_json.
+// A provenance file split at its seal (provenance.hpp), by its bytes alone: nothing is parsed.
+// The runner checks `mac_hex` against `body` under the host's key; this header holds no key.
+enum class seal_error : std::uint8_t {
+  ok,
+  too_large,
+  unsigned_schema,  // plb-sandbox/provenance/1: written before provenances were sealed
+  wrong_schema,     // does not begin as a plb-sandbox/provenance/2 file does
+  no_seal,          // begins as one, but does not end in `,"mac":"<64 lowercase hex>"}\n`
+};
+
+constexpr std::string_view message(seal_error e) noexcept {
+  switch (e) {
+    case seal_error::ok: return "ok";
+    case seal_error::too_large: return "larger than 1 MiB";
+    case seal_error::unsigned_schema:
+      return "a plb-sandbox/provenance/1 record, written by an older plb-sandbox without a MAC";
+    case seal_error::wrong_schema: return "not a plb-sandbox/provenance/2 record";
+    case seal_error::no_seal: return "it carries no MAC (its last field must be \"mac\")";
+  }
+  return "unknown error";
+}
+
+// How every file of either schema begins: render_json writes "schema" first, with no space.
+inline constexpr std::string_view unsigned_provenance_start = "{\"schema\":\"plb-sandbox/provenance/1\"";
+inline constexpr std::string_view provenance_start = "{\"schema\":\"plb-sandbox/provenance/2\",";
+
+struct provenance_seal {
+  std::string_view body;     // every byte before `,"mac"`
+  std::string_view mac_hex;  // 64 lowercase hex digits
+  seal_error error = seal_error::ok;
+  explicit operator bool() const noexcept { return error == seal_error::ok; }
+};
+
+constexpr provenance_seal split_provenance_seal(std::string_view text) noexcept {
+  provenance_seal s;
+  if (text.size() > max_provenance_bytes) {
+    s.error = seal_error::too_large;
+  } else if (text.starts_with(unsigned_provenance_start)) {
+    s.error = seal_error::unsigned_schema;
+  } else if (!text.starts_with(provenance_start)) {
+    s.error = seal_error::wrong_schema;
+  } else if (text.size() < provenance_start.size() + provenance_seal_bytes) {
+    s.error = seal_error::no_seal;
+  } else {
+    const std::string_view tail = text.substr(text.size() - provenance_seal_bytes);
+    const std::string_view mac = tail.substr(provenance_mac_open.size(), provenance_mac_hex_digits);
+    bool hex = tail.starts_with(provenance_mac_open) && tail.ends_with(provenance_mac_close);
+    for (const char c : mac) hex &= (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    if (!hex) {
+      s.error = seal_error::no_seal;
+    } else {
+      s.body = text.substr(0, text.size() - provenance_seal_bytes);
+      s.mac_hex = mac;
+    }
+  }
+  return s;
+}
+
+// Reads the record of a sealed file (its seal is set aside, unchecked: see split_provenance_seal)
+// or of render_json's unsealed document. Never throws: an allocation failure reads as not_json.
 inline provenance_read parse_provenance(std::string_view text) noexcept {
   provenance_read out;
   if (text.size() > max_provenance_bytes) {
@@ -303,6 +364,12 @@ inline provenance_read parse_provenance(std::string_view text) noexcept {
     return out;
   }
   try {
+    std::string unsealed;
+    if (const provenance_seal seal = split_provenance_seal(text)) {
+      unsealed.reserve(seal.body.size() + 2);
+      unsealed.append(seal.body).append("}\n");  // exactly render_json's document
+      text = unsealed;
+    }
     boost::json::basic_parser<detail::duplicate_key_finder> keys{boost::json::parse_options{}};
     boost::json::error_code ec;
     const std::size_t used = keys.write_some(false, text.data(), text.size(), ec);

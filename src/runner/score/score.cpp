@@ -12,6 +12,7 @@
 #include "support/failure.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/owner.hpp"
+#include "runner/score/provenance_seal.hpp"
 #include "runner/container/cpu_allocator.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "plb/sandbox/features_encoder.hpp"
@@ -168,13 +169,14 @@ class phase_clock {
 // The outcome to where the request wants it: both files published (and withdrawn again if a
 // stop request arrived meanwhile), or, for the in-memory API, into the report.
 void deliver(const score_request& request, std::vector<double> predictions, const std::string& csv_text,
-             sandbox::provenance_record rec, const cancellation& cancel, run_report& report) {
+             sandbox::provenance_record rec, const std::optional<host_key>& key, const cancellation& cancel,
+             run_report& report) {  // the provenance is sealed under `key`: verify trusts no other
   if (!request.publish) {
     report.predictions = std::move(predictions);
     report.provenance = std::move(rec);
     return;
   }
-  publish_outputs(request.output, csv_text, request.provenance, sandbox::render_json(rec));
+  publish_outputs(request.output, csv_text, request.provenance, sealed_provenance(rec, key.value()));
   if (cancel.signal()) {  // arrived while publishing: nothing stays published
     unpublish_outputs(request.output, request.provenance);
     cancel.check();
@@ -191,6 +193,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   phase_clock clock(report.phases);
   // A request that cannot run fails here, before a reaper, a CPU or a docker client is spent on it.
   verified_script script = check_local_inputs(request);
+  const std::optional<host_key> key = request.publish ? std::optional(this_host_key()) : std::nullopt;  // checked now
   const std::string run_id = new_run_id();
   run_directory dir(run_id);
   const docker_engine engine;
@@ -240,7 +243,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
       provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage, spec.cpuset(), hooks);
   rec.started_at = started_at;
   cancel.check();
-  deliver(request, std::move(predictions), csv_text, std::move(rec), cancel, report);
+  deliver(request, std::move(predictions), csv_text, std::move(rec), key, cancel, report);
   clock.end(&phases::publish);
 }
 

@@ -9,6 +9,7 @@
 #include "support/file_io.hpp"
 #include "support/one_line.hpp"
 #include "runner/score/output_files.hpp"
+#include "runner/score/provenance_seal.hpp"
 #include "plb/sandbox/provenance_reader.hpp"
 #include "runner/host/preflight.hpp"
 
@@ -17,12 +18,7 @@ namespace {
 
 using sandbox::verdict;
 
-struct checked {
-  sandbox::provenance_record record;
-  std::string model_path, data_path, original;
-  std::vector<verify_problem> problems;
-  void add(verify_mismatch m, std::string message) { problems.push_back({m, std::move(message)}); }
-};
+using checked = verify_checks;
 
 // The whole-file SHA-256 of `path` (what the run recorded for the script and the data).
 result<std::string> digest_of_path(const std::string& path) {
@@ -41,8 +37,9 @@ void check_file(checked& c, verify_mismatch m, const char* what, const std::stri
     c.add(m, std::string(what) + " " + path + " has SHA-256 " + *d + ", the provenance records " + recorded.hex());
 }
 
-// The provenance, read strictly; a problem here ends verify before anything else is looked at.
-bool read_provenance(const verify_options& o, checked& c) {
+// The provenance: read with a bound, its seal checked under `key`, and only then read strictly. A
+// problem here ends verify before anything else is looked at.
+bool read_provenance(const verify_options& o, checked& c, const host_key& key) {
   const opened_file f = open_regular_file(o.provenance_path);
   const auto refuse = [&](const std::string& why) {
     c.add(verify_mismatch::provenance_refused, o.provenance_path + ": " + why);
@@ -51,6 +48,8 @@ bool read_provenance(const verify_options& o, checked& c) {
   if (!f) return refuse(describe(f));
   const read_result text = read_up_to(f.fd.get(), sandbox::max_provenance_bytes);
   if (!text) return refuse(text.error == read_error::too_large ? "larger than 1 MiB" : "cannot be read");
+  // Nothing of it is parsed before its MAC verifies: every path, limit and image below is the tool's.
+  if (const auto sealed = check_provenance_seal(text.data, key); !sealed) return refuse(sealed.error().what);
   const auto p = sandbox::parse_provenance(text.data);
   if (!p) {
     std::string why(sandbox::message(p.error));
@@ -140,12 +139,19 @@ void compare(verify_outcome& out, const checked& c) {
 
 }  // namespace
 
-verify_outcome verify_run(const verify_options& o, const sandbox::scoring_options& scoring) {
-  const cancellation cancel(scoring.stop);
+verify_checks check_provenance_and_inputs(const verify_options& o, const host_key& key) {
   checked c;
-  if (!read_provenance(o, c)) return refused_outcome(std::move(c.problems));
+  if (!read_provenance(o, c, key)) return c;
+  c.provenance_trusted = true;
   check_file(c, verify_mismatch::model_changed, "model", c.model_path, c.record.model_sha256);
   check_file(c, verify_mismatch::data_changed, "data", c.data_path, c.record.input_sha256);
+  return c;
+}
+
+verify_outcome verify_run(const verify_options& o, const sandbox::scoring_options& scoring) {
+  const cancellation cancel(scoring.stop);
+  checked c = check_provenance_and_inputs(o, this_host_key());
+  if (!c.provenance_trusted) return refused_outcome(std::move(c.problems));
   check_host(c, cancel);
   std::vector<verify_problem> blocking;
   for (const auto& p : c.problems)

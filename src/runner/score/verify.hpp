@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // `plb-sandbox verify PROVENANCE`: re-runs one scored run from its `.sandbox.json`. The provenance
-// is read strictly (provenance_reader.hpp: a forged or edited one is refused, never trusted
-// further), then the model, the data and the image it names must still have the recorded digests
+// is read with a size bound, and its seal checked before anything else: the MAC under the host's
+// key over every byte (provenance_seal.hpp). An edited, forged, truncated or unsigned (older, /1)
+// provenance is refused there, so no path, limit or image it names is read, hashed or run; the fix
+// is to re-score. Only then is it parsed strictly (provenance_reader.hpp), and the model, the data
+// (the recorded paths, or --model and --data) and the image must still have the recorded digests
 // and the host's runsc the recorded release and platform. Each mismatch is named and has its own
 // exit code, and nothing runs; only a changed runtime can be allowed (--allow-changed-runtime):
 // a changed model, data or image would re-run something else. The re-run is sandbox::score() with
@@ -20,11 +23,12 @@
 #include "plb/sandbox/exit_codes.hpp"
 #include "support/cancellation.hpp"
 #include "plb/sandbox/runner.hpp"
+#include "runner/host/host_key.hpp"
 
 namespace plb::runner {
 
 enum class verify_mismatch : std::uint8_t {
-  provenance_refused,  // unreadable, forged or not a success's provenance
+  provenance_refused,  // unreadable, unsealed, edited, forged or not a success's provenance
   model_changed,
   data_changed,
   image_changed,
@@ -86,7 +90,19 @@ struct verify_outcome {
   std::optional<predictions_comparison> comparison;
 };
 
-// Everything verify does; the caller prints. Throws interrupted on a stop request.
+// What verify finds before it asks the daemon anything: the provenance (its seal under `key`
+// first, then the strict read), then the model's and the data's digests. A refused provenance is
+// the only problem then, and nothing it names has been opened.
+struct verify_checks {
+  sandbox::provenance_record record;
+  std::string model_path, data_path, original;
+  std::vector<verify_problem> problems;
+  bool provenance_trusted = false;
+  void add(verify_mismatch m, std::string message) { problems.push_back({m, std::move(message)}); }
+};
+verify_checks check_provenance_and_inputs(const verify_options& options, const host_key& key);
+
+// Everything verify does, under this host's key; the caller prints. Throws interrupted on a stop request.
 verify_outcome verify_run(const verify_options& options, const sandbox::scoring_options& scoring);
 
 // Two predictions CSVs as render_predictions_csv writes them, row by row (the prediction is the

@@ -176,7 +176,7 @@ TEST(Queue, WorkersTheClusterNeverStartsAreToldApartFromWaitingOnes) {
 TEST_F(ClaimDir, RecordsCarryNodeAndWorker) {
   write("manifest.jsonl", line("a"));
   const batch_plan plan = plan_batch(config());
-  const batch_key k = key();
+  const host_key k = key();
   line_outcome o{"script_failed", 8, "m", std::nullopt, "", "n2", "3_1"};
   const std::string text = render_record(plan.item(0), o, request_fingerprint(plan.item(0), ""), "", k);
   const record_read r = parse_record(text, "a", k);

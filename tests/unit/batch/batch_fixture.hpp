@@ -17,7 +17,7 @@
 #include <string>
 
 #include "batch/batch.hpp"
-#include "batch/batch_key.hpp"
+#include "runner/for_batch.hpp"
 #include "batch/batch_output_dir.hpp"
 #include "plb/sandbox/provenance.hpp"
 
@@ -51,9 +51,9 @@ class BatchDir : public ::testing::Test {
     c.defaults.task_type = "regression";
     return c;
   }
-  batch_key key(const std::string& dir = ".key") const {
+  host_key key(const std::string& dir = ".key") const {
     const unique_fd fd(::open((dir_ + "/" + dir).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    return load_batch_key(fd.get(), dir_ + "/" + dir);
+    return load_host_key(fd.get(), dir_ + "/" + dir);
   }
   output_dir out() const { return open_output_dir(dir_, false, key()); }
   // A provenance for `id`'s request, built only from public facts (the manifest, the data's

@@ -39,7 +39,7 @@ class BatchTrust : public BatchDir {
     return plan_batch(config());
   }
   // A record as a run of this tool writes it for `item`, signed with `k`.
-  std::string signed_record(const batch_item& item, const batch_key& k, const std::string& verdict = "script_failed") {
+  std::string signed_record(const batch_item& item, const host_key& k, const std::string& verdict = "script_failed") {
     line_outcome o{verdict, 8, "the script exited with status 3", sandbox::sandbox_usage{1.5, 0.5, 4096, 10, 3},
                    "",      {}};
     return render_record(item, o, request_fingerprint(item, ""), "", k);
@@ -75,7 +75,7 @@ TEST_F(BatchTrust, AForeignOrWorldWritableOutputDirectoryIsRefusedBeforeAnything
 
 TEST_F(BatchTrust, OnlyARecordTheKeyVerifiesIsTrusted) {
   const batch_item item = plan(line("a")).item(0);
-  const batch_key k = key();
+  const host_key k = key();
   const std::string text = signed_record(item, k);
   const record_read good = parse_record(text, "a", k);
   ASSERT_EQ(good.state, record_state::trusted) << good.problem;
@@ -202,8 +202,8 @@ TEST_F(BatchTrust, ForgedSummaryFieldsCannotAddARowAControlByteOrAFormula) {
 }
 
 TEST_F(BatchTrust, TheKeyIsMadeOnceRootOnlyAndRefusedWhenItIsNotSecret) {
-  const std::string path = dir_ + "/.key/" + batch_key_name;
-  const batch_key first = key();
+  const std::string path = dir_ + "/.key/" + host_key_name;
+  const host_key first = key();
   struct stat st {};
   ASSERT_EQ(::lstat(path.c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "batch/batch_key.hpp"
+#include "runner/host/host_key.hpp"
 
 #include <fcntl.h>
 #include <openssl/crypto.h>
@@ -15,9 +15,9 @@
 
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
-#include "runner/for_batch.hpp"
+#include "runner/host/state_dirs.hpp"
 
-namespace plb::batch {
+namespace plb::runner {
 namespace {
 
 using sandbox::verdict;
@@ -31,7 +31,7 @@ std::string removal_fix(const std::string& path) {
          ") and the next batch makes a new key; records made with the old key are then not trusted";
 }
 
-void fill_random(batch_key::bytes_type& bytes, const std::string& path) {
+void fill_random(host_key::bytes_type& bytes, const std::string& path) {
   std::size_t got = 0;
   while (got < bytes.size()) {
     const ssize_t n = ::getrandom(bytes.data() + got, bytes.size() - got, 0);
@@ -48,7 +48,7 @@ void fill_random(batch_key::bytes_type& bytes, const std::string& path) {
 void create_key(int dir_fd, const std::string& dir, const std::string& path) {
   const unique_fd fd(::openat(dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0400));
   if (!fd) refuse(path, std::string("cannot be created: ") + std::strerror(errno), "check " + dir);
-  batch_key::bytes_type bytes{};
+  host_key::bytes_type bytes{};
   fill_random(bytes, path);
   const auto written = write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   OPENSSL_cleanse(bytes.data(), bytes.size());
@@ -56,7 +56,7 @@ void create_key(int dir_fd, const std::string& dir, const std::string& path) {
     refuse(path, std::string("cannot be written: ") + std::strerror(!written ? written.error().errno_value : errno),
            "check " + dir);
   const std::string self = "/proc/self/fd/" + std::to_string(fd.get());
-  if (::linkat(AT_FDCWD, self.c_str(), dir_fd, batch_key_name, AT_SYMLINK_FOLLOW) != 0 && errno != EEXIST)
+  if (::linkat(AT_FDCWD, self.c_str(), dir_fd, host_key_name, AT_SYMLINK_FOLLOW) != 0 && errno != EEXIST)
     refuse(path, std::string("cannot be linked into place: ") + std::strerror(errno), "check " + dir);
   (void)::fsync(dir_fd);
 }
@@ -73,16 +73,16 @@ void check_key_file(const struct stat& st, const std::string& path) {
     std::snprintf(octal, sizeof octal, "%04o", mode);
     refuse(path, std::string("has mode ") + octal + " (0400 or 0600 only: it must stay secret)", "chmod 0400 " + path);
   }
-  if (st.st_size != static_cast<off_t>(batch_key_bytes))
-    refuse(path, "is " + std::to_string(st.st_size) + " bytes, not " + std::to_string(batch_key_bytes),
+  if (st.st_size != static_cast<off_t>(host_key_bytes))
+    refuse(path, "is " + std::to_string(st.st_size) + " bytes, not " + std::to_string(host_key_bytes),
            removal_fix(path));
 }
 
 }  // namespace
 
-batch_key::~batch_key() { OPENSSL_cleanse(bytes_.data(), bytes_.size()); }
+host_key::~host_key() { OPENSSL_cleanse(bytes_.data(), bytes_.size()); }
 
-batch_key::mac_type batch_key::mac(std::string_view message) const {
+host_key::mac_type host_key::mac(std::string_view message) const {
   mac_type out{};
   unsigned int length = 0;
   if (::HMAC(EVP_sha256(), bytes_.data(), static_cast<int>(bytes_.size()),
@@ -92,7 +92,7 @@ batch_key::mac_type batch_key::mac(std::string_view message) const {
   return out;
 }
 
-bool batch_key::verifies(std::string_view message, std::string_view mac_hex) const {
+bool host_key::verifies(std::string_view message, std::string_view mac_hex) const {
   if (mac_hex.size() != 64) return false;
   mac_type claimed{};
   for (std::size_t i = 0; i < claimed.size(); ++i) {
@@ -112,7 +112,7 @@ bool batch_key::verifies(std::string_view message, std::string_view mac_hex) con
   return CRYPTO_memcmp(actual.data(), claimed.data(), actual.size()) == 0;
 }
 
-std::string hex_of(const batch_key::mac_type& mac) {
+std::string hex_of(const host_key::mac_type& mac) {
   static constexpr char digits[] = "0123456789abcdef";
   std::string s;
   for (const unsigned char b : mac) {
@@ -122,33 +122,33 @@ std::string hex_of(const batch_key::mac_type& mac) {
   return s;
 }
 
-batch_key load_batch_key(int dir_fd, const std::string& dir) {
-  const std::string path = dir + "/" + batch_key_name;
+host_key load_host_key(int dir_fd, const std::string& dir) {
+  const std::string path = dir + "/" + host_key_name;
   struct stat st {};
-  if (::fstatat(dir_fd, batch_key_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (::fstatat(dir_fd, host_key_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno != ENOENT) refuse(path, std::string("cannot be checked: ") + std::strerror(errno), "check " + dir);
     create_key(dir_fd, dir, path);
   }
   // O_PATH and fstat first: nothing but the checked regular file is ever opened for reading.
-  const unique_fd handle(::openat(dir_fd, batch_key_name, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  const unique_fd handle(::openat(dir_fd, host_key_name, O_PATH | O_NOFOLLOW | O_CLOEXEC));
   if (!handle || ::fstat(handle.get(), &st) != 0)
     refuse(path, std::string("cannot be opened: ") + std::strerror(errno), removal_fix(path));
   check_key_file(st, path);
   const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
   const unique_fd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  read_result r = fd ? read_up_to(fd.get(), batch_key_bytes) : read_result{{}, read_error::system, errno};
-  if (!r || r.data.size() != batch_key_bytes) refuse(path, "cannot be read whole", removal_fix(path));
-  batch_key::bytes_type bytes{};
+  read_result r = fd ? read_up_to(fd.get(), host_key_bytes) : read_result{{}, read_error::system, errno};
+  if (!r || r.data.size() != host_key_bytes) refuse(path, "cannot be read whole", removal_fix(path));
+  host_key::bytes_type bytes{};
   std::memcpy(bytes.data(), r.data.data(), bytes.size());
   OPENSSL_cleanse(r.data.data(), r.data.size());
-  const batch_key key(bytes);
+  const host_key key(bytes);
   OPENSSL_cleanse(bytes.data(), bytes.size());
   return key;
 }
 
-batch_key host_batch_key() {
+host_key this_host_key() {
   const unique_fd dir = open_state_dir();
-  return load_batch_key(dir.get(), state_dir);
+  return load_host_key(dir.get(), state_dir);
 }
 
-}  // namespace plb::batch
+}  // namespace plb::runner

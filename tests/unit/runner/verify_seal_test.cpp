@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+// verify trusts a provenance only when its seal verifies under the host's key, and checks that
+// before it parses, hashes or opens anything the provenance names: an edited byte anywhere, an
+// unsigned older (/1) or unsealed file, a file sealed under another key are each refused with the
+// fix (re-score), and a sealed one still holds the model and data it names, or the ones given with
+// --model and --data, to the recorded digests. The daemon is never asked (verify_run does that
+// after these checks); the keys are made here, never the host's.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "../temp_dir.hpp"
+#include "plb/sandbox/provenance.hpp"
+#include "plb/sandbox/provenance_reader.hpp"
+#include "runner/score/provenance_seal.hpp"
+#include "runner/score/verify.hpp"
+
+namespace plb::runner {
+namespace {
+
+namespace sb = plb::sandbox;
+
+const host_key key_a(host_key::bytes_type{0x61, 0x6b, 0x65, 0x79});
+const host_key key_b(host_key::bytes_type{0x62, 0x6b, 0x65, 0x79});
+
+class VerifySeal : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("plb-verify-seal");
+    ASSERT_FALSE(dir_.empty());
+    model_ = dir_ + "/model.py";
+    data_ = dir_ + "/in.csv";
+    write(model_, "print('{\"predictions\": [1]}')\n");
+    write(data_, "a,b\n1,2\n");
+    prov_ = dir_ + "/pred.csv.sandbox.json";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static void write(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  }
+  static std::string read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  sb::provenance_record record() const {
+    sb::provenance_record r;
+    r.tool_version = "0.1.0";
+    r.model_sha256 = sb::sha256_of(read(model_)).digest;
+    r.runtime_image = sb::parse_image_id("sha256:" + std::string(64, 'b')).id;
+    r.runtime_name = "runsc";
+    r.runtime_version = "runsc version release-20240729.0";
+    r.runtime_release = "20240729";
+    r.runtime_platform = "systrap";
+    r.features = {"a", "b"};
+    r.rows = 1;
+    r.input_sha256 = sb::sha256_of(read(data_)).digest;
+    r.predictions_sha256 = sb::sha256_of(std::string("row,prediction\n0,1\n")).digest;
+    r.started_at = "2026-12-03T15:00:00Z";
+    r.model_path = model_;
+    r.data_path = data_;
+    return r;
+  }
+  verify_checks check(const std::string& text, verify_options o = {}, const host_key& key = key_a) const {
+    write(prov_, text);
+    o.provenance_path = prov_;
+    return check_provenance_and_inputs(o, key);
+  }
+  // Refused as a provenance, and nothing it names was looked at (no other problem, no digest).
+  static void expect_refused(const verify_checks& c, const std::string& words) {
+    EXPECT_FALSE(c.provenance_trusted);
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_EQ(c.problems[0].mismatch, verify_mismatch::provenance_refused);
+    EXPECT_NE(c.problems[0].message.find(words), std::string::npos) << c.problems[0].message;
+  }
+
+  std::string dir_, model_, data_, prov_;
+};
+
+TEST_F(VerifySeal, ASealedProvenancePassesAndNamesItsInputs) {
+  const std::string text = sealed_provenance(record(), key_a);
+  ASSERT_TRUE(text.ends_with("\"}\n"));
+  EXPECT_TRUE(check_provenance_seal(text, key_a));
+  const verify_checks c = check(text);
+  EXPECT_TRUE(c.provenance_trusted);
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0].message;
+  EXPECT_EQ(c.model_path, model_);
+  EXPECT_EQ(c.data_path, data_);
+  EXPECT_EQ(c.original, dir_ + "/pred.csv");
+  // The batch report reads it too: the seal is set aside, the record is the one sealed.
+  const auto p = sb::parse_provenance(text);
+  ASSERT_TRUE(p) << p.field;
+  EXPECT_EQ(sb::render_json(p.record), sb::render_json(record()));
+}
+
+TEST_F(VerifySeal, AnEditedByteAnywhereIsRefused) {
+  const std::string text = sealed_provenance(record(), key_a);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    std::string edited = text;
+    edited[i] = static_cast<char>(edited[i] ^ (edited[i] == '"' ? 0x04 : 0x01));
+    const verify_checks c = check(edited);
+    ASSERT_FALSE(c.provenance_trusted) << "byte " << i << " edited and still trusted";
+    ASSERT_EQ(c.problems.size(), 1u) << "byte " << i;
+    ASSERT_EQ(c.problems[0].mismatch, verify_mismatch::provenance_refused) << "byte " << i;
+  }
+  // A byte added at the end, or the last one taken away.
+  expect_refused(check(text + " "), "");
+  expect_refused(check(text.substr(0, text.size() - 1)), "");
+}
+
+TEST_F(VerifySeal, AnEditedPathNamingShadowIsRefusedBeforeItIsHashed) {
+  // The attack: a root-only file named as the model, with its recorded digest left alone (or a
+  // guessed one); verify must neither print the file's digest nor hand it to the sandbox.
+  std::string text = sealed_provenance(record(), key_a);
+  const std::string from = "\"model_path\":\"" + model_ + "\"";
+  const auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, from.size(), "\"model_path\":\"/etc/shadow\"");
+  const verify_checks c = check(text);
+  expect_refused(c, "its MAC does not verify with this host's key");
+  EXPECT_EQ(c.problems[0].message.find("/etc/shadow"), std::string::npos);
+  EXPECT_EQ(c.problems[0].message.find("SHA-256"), std::string::npos);
+  EXPECT_TRUE(c.model_path.empty());  // never looked at
+  // Higher limits, another image: likewise.
+  for (const auto& [old_text, new_text] :
+       {std::pair<std::string, std::string>{"\"memory_mib\":512", "\"memory_mib\":4096"},
+        {"\"cpu_millicores\":1000", "\"cpu_millicores\":2000"},
+        {std::string(64, 'b'), std::string(64, 'c')}}) {
+    std::string edited = sealed_provenance(record(), key_a);
+    const auto pos = edited.find(old_text);
+    ASSERT_NE(pos, std::string::npos) << old_text;
+    edited.replace(pos, old_text.size(), new_text);
+    expect_refused(check(edited), "re-score the run");
+  }
+}
+
+TEST_F(VerifySeal, AnUnsignedOlderProvenanceIsRefusedWithTheFix) {
+  std::string v1 = sb::render_json(record());
+  const std::string schema = "plb-sandbox/provenance/2";
+  v1.replace(v1.find(schema), schema.size(), "plb-sandbox/provenance/1");
+  expect_refused(check(v1), "written by an older plb-sandbox without a MAC");
+  expect_refused(check(v1), "re-score the run");
+  // The unsealed document (what render_json alone writes), and one with the MAC taken off.
+  expect_refused(check(sb::render_json(record())), "it carries no MAC");
+  expect_refused(check(sb::render_json(record())), "re-score the run");
+  // Not a provenance at all.
+  expect_refused(check("{\"rows\":1}\n"), "not a plb-sandbox/provenance/2 record");
+}
+
+TEST_F(VerifySeal, AProvenanceSealedUnderAnotherKeyIsRefused) {
+  const std::string text = sealed_provenance(record(), key_b);
+  EXPECT_FALSE(check_provenance_seal(text, key_a));
+  expect_refused(check(text), "sealed under another host's key");
+  // A MAC for the same body made without the domain (a batch record's MAC is made with its own).
+  const std::string body = sb::provenance_seal_body(record());
+  expect_refused(check(sb::sealed_provenance_text(body, hex_of(key_a.mac(body)))), "does not verify");
+}
+
+TEST_F(VerifySeal, ModelAndDataGivenOnTheCommandLineMustHaveTheRecordedDigests) {
+  const std::string text = sealed_provenance(record(), key_a);
+  const std::string other = dir_ + "/other.py";
+  write(other, "print('something else')\n");
+  verify_options o;
+  o.model_path = other;
+  const verify_checks m = check(text, o);
+  EXPECT_TRUE(m.provenance_trusted);
+  ASSERT_EQ(m.problems.size(), 1u);
+  EXPECT_EQ(m.problems[0].mismatch, verify_mismatch::model_changed);
+  EXPECT_NE(m.problems[0].message.find("model " + other + " has SHA-256"), std::string::npos) << m.problems[0].message;
+  o = {};
+  o.data_path = other;
+  const verify_checks d = check(text, o);
+  ASSERT_EQ(d.problems.size(), 1u);
+  EXPECT_EQ(d.problems[0].mismatch, verify_mismatch::data_changed);
+  // The same bytes at another path are the same model: --model may move it, not change it.
+  const std::string copy = dir_ + "/copy.py";
+  write(copy, read(model_));
+  o = {};
+  o.model_path = copy;
+  EXPECT_TRUE(check(text, o).problems.empty());
+}
+
+}  // namespace
+}  // namespace plb::runner
