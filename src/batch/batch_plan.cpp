@@ -21,8 +21,9 @@ std::string manifest_limit_name(sandbox::limit_field f) {
   return "limits." + std::string(sandbox::info(f).name);
 }
 
-constexpr field_names manifest_names{"model",     "model_sha256", "runtime_image",           "features",
-                                     "id_column", "output",       "output (its provenance)", &manifest_limit_name};
+constexpr field_names manifest_names{
+    "model",     "model_sha256", "runtime_image",           "features",          "id_column",
+    "task_type", "output",       "output (its provenance)", &manifest_limit_name};
 
 std::string absolute_from(const std::filesystem::path& base, const std::string& path) {
   if (path.empty()) return path;

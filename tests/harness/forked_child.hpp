@@ -35,6 +35,17 @@ class forked_child {
   pid_t pid() const noexcept { return pid_; }
   explicit operator bool() const noexcept { return pid_ > 0; }
 
+  // Waits for the child to exit by itself and returns its wait status (-1 when there is none);
+  // after it pid() is -1.
+  int wait() noexcept {
+    if (pid_ <= 0) return -1;
+    int status = -1;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    return status;
+  }
+
   // SIGKILL and reap now (the destructor does it otherwise); after it pid() is -1.
   void stop() noexcept {
     if (pid_ <= 0) return;

@@ -84,8 +84,11 @@ constexpr std::string_view message(csv_error e) noexcept {
 struct csv_options {
   std::size_t max_values = SandboxLimits{}.input_values;  // the limits' default, not a copy of it
   std::size_t max_cell_bytes = 4096;                      // any selected cell; decimal numbers are far shorter
-  std::size_t max_header_bytes = 1 << 20;                 // column names together, each with 32 bytes of overhead
-  std::size_t max_id_bytes = 64u << 20;                   // the ID column's cells together
+  std::size_t max_header_bytes = 1 << 20;                 // column names together, each with its overhead:
+  // what one header name costs beyond its bytes (the size of its string object; its slot and index
+  // entry are of the same order), so that millions of one-byte names are as bounded as one long name
+  static constexpr std::size_t header_name_overhead = 32;
+  std::size_t max_id_bytes = 64u << 20;  // the ID column's cells together
 };
 
 struct csv_result {
@@ -165,9 +168,6 @@ class csv_feature_reader {
 
  private:
   enum class state : std::uint8_t { field_start, unquoted, quoted, quoted_quote, after_cr };
-  // What one header name costs beyond its bytes, counted against max_header_bytes (the size of
-  // its string object; its slot and index entry are of the same order).
-  static constexpr std::size_t header_cell_overhead = 32;
   static constexpr std::int32_t unselected = -1;
   static constexpr std::int32_t id_role = -2;
 
@@ -334,7 +334,7 @@ class csv_feature_reader {
       if (text.empty()) return fail(csv_error::empty_column_name);
       // Each name also costs its bookkeeping, counted against the same cap: a header of millions
       // of one-byte names stays as bounded as one long name.
-      header_bytes_ += header_cell_overhead;
+      header_bytes_ += csv_options::header_name_overhead;
       if (header_bytes_ > options_.max_header_bytes) return fail(csv_error::header_too_large);
       header_.push_back(std::move(cell_));
     } else {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The in-memory API's request as the run's score_request: the same checks as check_request (one
-// set of rules, under the in-memory fields' names), plus the matrix's own: its shape, finite
-// values and size within limits.input_values. The first problem is a failure(usage_error), or
-// input_refused for a matrix over the input limit, as a CSV over it would be.
+// set of rules, under the in-memory fields' names), plus the caller's sizes, each bounded before
+// anything is allocated or copied: the task type one of its named values, the limits, the script's
+// bytes within limits.script_mib, rows, columns and their product (overflow-safe) within
+// limits.input_values, the column names (given or default) within a CSV header's bound; then the
+// values finite. The first problem is a failure(usage_error) naming the caller's field.
 #pragma once
 
 #include "plb/sandbox/runner.hpp"

@@ -6,6 +6,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 
 #include <cerrno>
@@ -67,10 +68,68 @@ void check_fresh_output(const std::string& path, const char* flag) {
   // The same kind of file publishing creates, made and dropped now: an unwritable directory or a
   // file system without O_TMPFILE is refused before anything runs, not after.
   const unique_fd probe(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
-  if (!probe) refuse("cannot create files in " + dir + ": " + std::strerror(errno));
+  if (!probe) {
+    const int error = errno;
+    refuse("cannot create files in " + dir + ": " + std::strerror(error) +
+           (error == ENOSPC || error == EDQUOT
+                ? ": free space there, or give an output path on a file system with room; nothing ran"
+                : ""));
+  }
 }
 
 std::string provenance_path_for(const std::string& output) { return output + ".sandbox.json"; }
+
+output_space output_space_needed(std::uint64_t input_values, std::uint64_t output_mib,
+                                 const std::vector<std::string>& features, const std::string& id_column,
+                                 std::uint64_t data_bytes, std::uint64_t text_bytes, std::uint64_t block) {
+  constexpr std::uint64_t number = 24;  // the longest shortest round trip: -2.2250738585072014e-308
+  constexpr std::uint64_t escaped = 6;  // a control byte in JSON: \u00XX
+  const std::uint64_t columns = features.empty() ? 1 : features.size();
+  const std::uint64_t rows = std::min(input_values / columns, sandbox::bytes(output_mib) / 2);
+  std::uint64_t digits = 1;
+  for (std::uint64_t r = rows; r >= 10; r /= 10) ++digits;
+  // The header, then each row: its label, a comma, the number and a newline.
+  std::uint64_t csv = 2 * id_column.size() + 2 + sizeof ",prediction\n" + rows * (number + 2);
+  if (id_column.empty())
+    csv += rows * digits;
+  else  // each ID quoted, its quotes doubled: twice the column's bytes and two quotes a row
+    csv += 2 * std::min<std::uint64_t>(data_bytes, sandbox::csv_options{}.max_id_bytes) + 2 * rows;
+  // The provenance: its fixed fields (digests, image, host facts, usage, limits) well within 64 KiB,
+  // and every name and path it records, each byte escaped at its longest.
+  std::uint64_t names = text_bytes + id_column.size();
+  for (const std::string& f : features) names += f.size() + 3;
+  const std::uint64_t provenance = (64u << 10) + escaped * names;
+  const std::uint64_t round = block ? block : 4096;
+  return {csv + provenance + 2 * round, 2, true};
+}
+
+std::string space_shortfall(const output_space& needed, const output_space& free) {
+  std::string why;
+  if (free.bytes < needed.bytes)
+    why = std::to_string(needed.bytes) + " bytes needed, " + std::to_string(free.bytes) + " free";
+  if (free.inodes_counted && free.inodes < needed.inodes)
+    why += (why.empty() ? "" : "; ") + std::to_string(needed.inodes) + " inodes needed, " +
+           std::to_string(free.inodes) + " free";
+  return why;
+}
+
+void check_output_space(const std::string& output, std::uint64_t input_values, std::uint64_t output_mib,
+                        const std::vector<std::string>& features, const std::string& id_column,
+                        std::uint64_t data_bytes, std::uint64_t text_bytes) {
+  const std::string dir = parent_of(output);
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) != 0)
+    fail(sandbox::verdict::usage_error, "output directory " + dir + ": " + std::strerror(errno));
+  const std::uint64_t block = fs.f_frsize ? fs.f_frsize : fs.f_bsize;
+  const output_space needed =
+      output_space_needed(input_values, output_mib, features, id_column, data_bytes, text_bytes, block);
+  const output_space free{static_cast<std::uint64_t>(fs.f_bavail) * block, fs.f_favail, fs.f_files != 0};
+  const std::string why = space_shortfall(needed, free);
+  if (!why.empty())
+    fail(sandbox::verdict::usage_error,
+         "output directory " + dir + ": its file system has no room for the outputs (" + why +
+             "): free space there, or give an output path on a file system with room; nothing ran");
+}
 
 void append_csv_field(std::string& out, const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) {

@@ -4,6 +4,7 @@
 // once both are complete: a failed run leaves nothing, and nothing is ever overwritten.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,33 @@ namespace plb::runner {
 void check_fresh_output(const std::string& path, const char* flag);
 
 std::string provenance_path_for(const std::string& output);
+
+// Room on the outputs' file system: bytes and inodes. Inodes are not counted by every file system
+// (statvfs gives f_files 0 there, btrfs say): then only the bytes are held to.
+struct output_space {
+  std::uint64_t bytes = 0;
+  std::uint64_t inodes = 0;
+  bool inodes_counted = true;
+};
+
+// What the two outputs of a run can need at most, known before the data is read: every row the
+// limits admit (limits.input_values over the features, and no more than the output cap's bytes
+// can hold, two a prediction), each with its longest label (its number, or its ID quoted, the ID
+// column's cells together no larger than the data file) and its longest number; the provenance
+// with every name it records escaped at its longest; each file rounded up by a block of `block`.
+output_space output_space_needed(std::uint64_t input_values, std::uint64_t output_mib,
+                                 const std::vector<std::string>& features, const std::string& id_column,
+                                 std::uint64_t data_bytes, std::uint64_t text_bytes, std::uint64_t block);
+
+// The decision: "" when `free` holds `needed`, else what is short (bytes, inodes or both), in words.
+std::string space_shortfall(const output_space& needed, const output_space& free);
+
+// Throws failure(usage_error) naming the directory, the bytes and inodes needed and free, and the
+// fix, unless the file system `output` is published on has room for both outputs (statvfs: the
+// blocks and inodes an unprivileged writer may take). Checked before anything runs.
+void check_output_space(const std::string& output, std::uint64_t input_values, std::uint64_t output_mib,
+                        const std::vector<std::string>& features, const std::string& id_column,
+                        std::uint64_t data_bytes, std::uint64_t text_bytes);
 
 // Appends `s` as one CSV field: as is, or quoted (quotes doubled) when it holds , " CR or LF.
 void append_csv_field(std::string& out, const std::string& s);

@@ -2,6 +2,7 @@
 // A run's inputs before any host is involved: the script verified against its reviewed digest,
 // the features read (from the CSV, or the in-memory API's matrix) and encoded within their limit.
 #include "plb/sandbox/features_encoder.hpp"
+#include "runner/score/output_files.hpp"
 #include "runner/score/score.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
@@ -15,10 +16,18 @@ verified_script check_local_inputs(const score_request& request) {
   verified_script script =
       request.script_bytes ? verify_script(*request.script_bytes, request.model_sha256, script_limit, "script_bytes")
                            : read_script(request.model, request.model_sha256, script_limit);
+  std::uint64_t data_bytes = 0;
   if (!request.table) {  // the data file opens as a regular file; reading it is prepare_inputs' work
     const opened_file data = open_regular_file(request.data);
     if (!data) fail(verdict::input_refused, "--data " + request.data + ": " + describe(data));
+    data_bytes = static_cast<std::uint64_t>(data.size);
   }
+  // A full disk is found now, not after the run: the outputs' file system must have room for the
+  // most they can take.
+  if (request.publish)
+    check_output_space(request.output, request.limits.input_values, request.limits.output_mib, request.features,
+                       request.id_column, data_bytes,
+                       request.model.size() + request.data.size() + request.output.size());
   return script;
 }
 

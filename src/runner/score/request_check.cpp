@@ -16,14 +16,28 @@ std::string limit_field_name(sandbox::limit_field f) { return "limits." + std::s
 }  // namespace
 
 field_names api_field_names() noexcept {
-  return {"model_path",
-          "model_sha256",
-          "runtime_image",
-          "features",
-          "id_column",
-          "output_path",
-          "output_path (its provenance)",
+  return {"model_path",     "model_sha256", "runtime_image", "features",
+          "id_column",      "task",         "output_path",   "output_path (its provenance)",
           &limit_field_name};
+}
+
+void check_limits(const sandbox::SandboxLimits& limits, const field_names& names) {
+  // The same validate() the core's builder applies: a caller's limits are bounded the same way.
+  if (const auto v = sandbox::validate(limits)) {
+    const auto& i = sandbox::info(v->field);
+    fail(verdict::usage_error, names.limit(v->field) + " = " + std::to_string(v->value) + " " + std::string(i.unit) +
+                                   ": outside its bounds (" + std::to_string(i.min) + " to " + std::to_string(i.max) +
+                                   ")");
+  }
+}
+
+void check_task(sandbox::task_type task, const field_names& names) {
+  if (sandbox::is_known(task)) return;
+  std::string known;
+  for (const sandbox::task_type t : sandbox::task_types)
+    known += (known.empty() ? "" : " or ") + std::string(sandbox::name(t));
+  fail(verdict::usage_error, std::string(names.task) + " = " + std::to_string(static_cast<unsigned>(task)) +
+                                 ": not a task type (expected " + known + ")");
 }
 
 score_request check_request(const sandbox::scoring_request& in, const field_names& names, bool fresh_outputs) {
@@ -47,13 +61,8 @@ score_request check_request(const sandbox::scoring_request& in, const field_name
   }
   if (!in.id_column.empty() && seen.count(in.id_column))
     fail(verdict::usage_error, std::string(names.id_column) + " " + in.id_column + ": also given as a feature");
-  // The same validate() the core's builder applies: a caller's limits are bounded the same way.
-  if (const auto v = sandbox::validate(in.limits)) {
-    const auto& i = sandbox::info(v->field);
-    fail(verdict::usage_error, names.limit(v->field) + " = " + std::to_string(v->value) + " " + std::string(i.unit) +
-                                   ": outside its bounds (" + std::to_string(i.min) + " to " + std::to_string(i.max) +
-                                   ")");
-  }
+  check_task(in.task, names);
+  check_limits(in.limits, names);
   const std::string provenance = provenance_path_for(in.output_path);
   if (fresh_outputs) {
     check_fresh_output(in.output_path, names.output);

@@ -17,6 +17,7 @@ struct field_names {
   const char* runtime_image;
   const char* feature;
   const char* id_column;
+  const char* task;  // e.g. "--task-type", or "task"
   const char* output;
   const char* provenance;
   std::string (*limit)(sandbox::limit_field);  // e.g. "--seconds", or "limits.wall_seconds"
@@ -24,6 +25,14 @@ struct field_names {
 
 // The runner API's names: scoring_request's fields.
 field_names api_field_names() noexcept;
+
+// The limits held to their bounds (the core's validate()): the first one outside is a
+// failure(usage_error) naming it.
+void check_limits(const sandbox::SandboxLimits& limits, const field_names& names);
+
+// A task type that is one of the named values; an integer cast to the enum is a
+// failure(usage_error) naming the field.
+void check_task(sandbox::task_type task, const field_names& names);
 
 // Checks everything that can be checked without reading a file or asking the daemon, and returns
 // the request with its values parsed. `fresh_outputs` false skips the output paths' check (a batch

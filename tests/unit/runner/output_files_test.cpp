@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The predictions CSV the tool publishes: row numbers or verbatim IDs, shortest round-trip numbers.
+// And the room its file system must have before a run (issue 33 item 7): the bound on what both
+// outputs can take, and the decision that holds the free bytes and inodes to it.
 
 #include <gtest/gtest.h>
 
@@ -17,6 +19,42 @@ TEST(PredictionsCsv, RowNumbersOrIdsAndShortestNumbers) {
   EXPECT_EQ(render_predictions_csv(t, {1, 2, 3, 4}),
             "\"id, \"\"quoted\"\"\",prediction\nx,1\n=cmd(),2\n\"a,b\",3\n\"line\nbreak\",4\n")
       << "IDs stay verbatim (joinable), quoted only as CSV requires";
+}
+
+// The decision: enough is enough, one byte or inode short is refused by what is short, and a file
+// system that counts no inodes is held to its bytes only.
+TEST(OutputSpace, TheDecisionHoldsFreeBytesAndInodesToTheNeed) {
+  const output_space need{1000, 2, true};
+  EXPECT_EQ(space_shortfall(need, {1000, 2, true}), "");
+  EXPECT_EQ(space_shortfall(need, {1u << 30, 1000, true}), "");
+  EXPECT_EQ(space_shortfall(need, {999, 2, true}), "1000 bytes needed, 999 free");
+  EXPECT_EQ(space_shortfall(need, {0, 0, true}), "1000 bytes needed, 0 free; 2 inodes needed, 0 free");
+  EXPECT_EQ(space_shortfall(need, {5000, 1, true}), "2 inodes needed, 1 free");
+  EXPECT_EQ(space_shortfall(need, {5000, 0, false}), "") << "inodes not counted (f_files 0)";
+}
+
+// The bound holds what the tool really writes at its worst: as many rows as the limits admit,
+// each with the longest number, labelled by row number or by long IDs that need quoting.
+TEST(OutputSpace, TheBoundHoldsTheLongestPredictionsCsv) {
+  const std::uint64_t values = 3000, block = 4096;
+  sandbox::feature_table t;
+  t.features = {"a", "b", "c"};
+  const std::vector<double> worst(values / 3, -2.2250738585072014e-308);
+  t.values.assign(values, 0);
+  const std::string by_row = render_predictions_csv(t, worst);
+  const output_space need = output_space_needed(values, 1, t.features, "", 0, 0, block);
+  EXPECT_GE(need.bytes, by_row.size() + (64u << 10) + 2 * block);
+  EXPECT_EQ(need.inodes, 2U);
+  t.id_column = "id,\"x\"";
+  t.ids.assign(worst.size(), std::string(40, '"'));  // every byte doubled, and quoted
+  const std::string by_id = render_predictions_csv(t, worst);
+  const std::uint64_t data_bytes = 41 * t.ids.size();  // at least the IDs and their separators
+  EXPECT_GE(output_space_needed(values, 1, t.features, t.id_column, data_bytes, 0, block).bytes,
+            by_id.size() + (64u << 10) + 2 * block);
+  // The rows are those the output cap can hold, two bytes a prediction, when that is fewer.
+  EXPECT_LT(output_space_needed(10'000'000, 1, {"a"}, "", 0, 0, block).bytes,
+            output_space_needed(10'000'000, 2, {"a"}, "", 0, 0, block).bytes);
+  EXPECT_LT(output_space_needed(10'000'000, 1, {"a"}, "", 0, 0, block).bytes, 64U << 20);
 }
 
 }  // namespace
