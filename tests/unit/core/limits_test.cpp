@@ -101,7 +101,7 @@ TEST(Limits, OutputCapIsOutputMibForFewRows) {
   l.output_mib = 64;
   EXPECT_EQ(sb::output_cap_bytes(l, 1'000'000), sb::bytes(64));
   l.output_mib = 1;
-  EXPECT_EQ(sb::output_cap_bytes(l, 250'000), 250'000u * 26 + sb::mib);
+  EXPECT_EQ(sb::output_cap_bytes(l, 250'000), std::uint64_t{250'000} * 26 + sb::mib);
 }
 
 struct ParseCase {
