@@ -132,6 +132,27 @@ constexpr std::optional<limit_violation> validate(const SandboxLimits& l) noexce
 // Total host tasks the container's PID cgroup allows: guest processes plus gVisor's own threads.
 constexpr std::uint64_t pids_limit(const SandboxLimits& l) noexcept { return l.guest_processes + l.host_runtime_tasks; }
 
+// ---- The output cap of a run: output_mib, or room for a correct answer, whichever is more ----
+//
+// A correct answer is one number a row. json.dumps writes the longest double in 24 bytes
+// ("-2.2250738585072014e-308") and its separator in 2: at the input limit with few features (one
+// million values in four columns is 250,000 rows), that is more than the spec's 4 MiB, and the
+// script would be charged output_cap_exceeded for answering correctly. So the cap grows with the
+// rows: output_mib, or 26 bytes a row plus a mebibyte (the document's key, a newline, stderr),
+// when that is more. The most input_values allows (one value a row) stays under output_mib's own
+// upper bound, which is what the host is sized to buffer.
+inline constexpr std::uint64_t output_bytes_per_row = 24 + 2;
+inline constexpr std::uint64_t output_slack_bytes = mib;
+
+constexpr std::uint64_t output_cap_bytes(const SandboxLimits& l, std::uint64_t rows) noexcept {
+  const std::uint64_t answer = rows * output_bytes_per_row + output_slack_bytes;
+  return answer > bytes(l.output_mib) ? answer : bytes(l.output_mib);
+}
+
+static_assert(info(limit_field::input_values).max * output_bytes_per_row + output_slack_bytes <=
+                  bytes(info(limit_field::output_mib).max),
+              "a correct answer to the largest input the limits accept must fit output_mib's bound");
+
 // ---- Limit values as an operator types them (CLI flags) -------------------------------------
 
 enum class limit_parse_error : std::uint8_t {

@@ -29,11 +29,12 @@ void container_run::launch(docker_run_request request) {
   client_.emplace(request, engine_);
 }
 
-completed_run container_run::run(std::string_view stdin_data, cgroup_monitor& monitor) {
+completed_run container_run::run(std::string_view stdin_data, cgroup_monitor& monitor,
+                                 std::optional<std::size_t> output_cap) {
   if (!client_) fail(sandbox::verdict::internal_error, "container_run::run before launch");
   completed_run done;
   launched_ = true;
-  done.outcome = client_->run(stdin_data, monitor);
+  done.outcome = client_->run(stdin_data, monitor, output_cap);
   hold_at(hold_stage::reaped);
   done.daemon_lost = done.outcome.daemon_lost;
   try {

@@ -43,8 +43,10 @@ class container_run {
   // engine gate: call it before the preflight, whose time the client's start-up then overlaps.
   void launch(docker_run_request request);
   // Runs the launched client with `stdin_data`, inspects and removes the container. A removal that
-  // cannot be confirmed is recorded in cleanup_problem, for the judge.
-  completed_run run(std::string_view stdin_data, cgroup_monitor& monitor);
+  // cannot be confirmed is recorded in cleanup_problem, for the judge. `output_cap`, when given,
+  // replaces the launched request's (sandbox::output_cap_bytes: it grows with the input's rows).
+  completed_run run(std::string_view stdin_data, cgroup_monitor& monitor,
+                    std::optional<std::size_t> output_cap = std::nullopt);
 
  private:
   const docker_engine& engine_;

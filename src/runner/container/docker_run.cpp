@@ -42,8 +42,9 @@ class watchdog_run {
     launch();
   }
 
-  docker_run_outcome run(std::string_view stdin_data, cgroup_monitor& monitor) {
+  docker_run_outcome run(std::string_view stdin_data, cgroup_monitor& monitor, std::optional<std::size_t> output_cap) {
     monitor_ = &monitor;
+    if (output_cap) output_.set_cap(*output_cap);
     if (!process_) return std::move(outcome_);  // start_problem says why
     bp::basic_process<asio::io_context::executor_type>& proc = *process_;
     // The reaper's deadline is armed before the gate opens, so no moment in which the client can
@@ -235,9 +236,10 @@ docker_client::docker_client(const docker_run_request& request, const docker_eng
 
 docker_client::~docker_client() = default;
 
-docker_run_outcome docker_client::run(std::string_view stdin_data, cgroup_monitor& monitor) {
+docker_run_outcome docker_client::run(std::string_view stdin_data, cgroup_monitor& monitor,
+                                      std::optional<std::size_t> output_cap) {
   const sigpipe_blocked quiet;
-  return run_->run(stdin_data, monitor);
+  return run_->run(stdin_data, monitor, output_cap);
 }
 
 }  // namespace plb::runner

@@ -82,8 +82,9 @@ class docker_client {
   docker_client& operator=(const docker_client&) = delete;
 
   // Opens the gate, writes `stdin_data` (which must live until run() returns) and watches the run.
-  // Once only.
-  docker_run_outcome run(std::string_view stdin_data, cgroup_monitor& monitor);
+  // Once only. `output_cap`, when given, replaces the request's (known only with the input's rows).
+  docker_run_outcome run(std::string_view stdin_data, cgroup_monitor& monitor,
+                         std::optional<std::size_t> output_cap = std::nullopt);
 
  private:
   std::unique_ptr<watchdog_run> run_;

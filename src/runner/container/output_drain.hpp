@@ -22,6 +22,9 @@ class output_drain {
   output_drain(const output_drain&) = delete;
   output_drain& operator=(const output_drain&) = delete;
 
+  // The cap, when it is known only once the input is (it grows with the rows): before start().
+  void set_cap(std::size_t cap_bytes) noexcept { cap_ = cap_bytes; }
+
   // Reads both pipes on their executor until each ends; the pipes must outlive the reads.
   void start(boost::asio::readable_pipe& out, boost::asio::readable_pipe& err) {
     read(out, true);
@@ -59,7 +62,7 @@ class output_drain {
     if (keep) stdout_.append(out_buffer_.data(), n);
   }
 
-  const std::size_t cap_;
+  std::size_t cap_;
   std::function<void()> on_cap_;
   std::size_t bytes_ = 0;
   bool cap_exceeded_ = false;

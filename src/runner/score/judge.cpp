@@ -37,7 +37,8 @@ std::optional<run_verdict> judge_exit(const completed_run& done, const sandbox::
 
 }  // namespace
 
-std::optional<run_verdict> judge(const completed_run& done, const sandbox::SandboxLimits& limits) {
+std::optional<run_verdict> judge(const completed_run& done, const sandbox::SandboxLimits& limits,
+                                 std::optional<std::uint64_t> output_cap) {
   const docker_run_outcome& out = done.outcome;
   const std::optional<container_state>& state = done.state;
   // Cleanup first: a container that may remain is the operator's problem whatever the script did.
@@ -64,9 +65,15 @@ std::optional<run_verdict> judge(const completed_run& done, const sandbox::Sandb
   if (out.timed_out || (past_wall_by_the_daemon && !out.output_cap_exceeded))
     return run_verdict{verdict::timeout, "the script did not finish within its " + std::to_string(limits.wall_seconds) +
                                              " s wall time (counted from its container's start)"};
-  if (out.output_cap_exceeded)
-    return run_verdict{verdict::output_cap_exceeded, "the script wrote more than " + std::to_string(limits.output_mib) +
-                                                         " MiB to stdout and stderr together"};
+  if (out.output_cap_exceeded) {
+    // Past output_mib only where the input's rows need more (sandbox::output_cap_bytes).
+    const std::string cap = !output_cap || *output_cap <= sandbox::bytes(limits.output_mib)
+                                ? std::to_string(limits.output_mib) + " MiB"
+                                : std::to_string(*output_cap) + " bytes (" +
+                                      std::to_string(sandbox::output_bytes_per_row) + " a row of its input, and 1 MiB)";
+    return run_verdict{verdict::output_cap_exceeded,
+                       "the script wrote more than " + cap + " to stdout and stderr together"};
+  }
   // Created, then removed by something other than this run: never a verdict against the script.
   if (done.vanished && !out.container_id.empty())
     return run_verdict{verdict::runtime_failed,

@@ -20,6 +20,8 @@ struct run_verdict {
 };
 
 // nullopt: the script ran to a clean exit, and its stdout decides (success or output_rejected).
-std::optional<run_verdict> judge(const completed_run& done, const sandbox::SandboxLimits& limits);
+// `output_cap`: the run's output cap in bytes (sandbox::output_cap_bytes), output_mib's when not given.
+std::optional<run_verdict> judge(const completed_run& done, const sandbox::SandboxLimits& limits,
+                                 std::optional<std::uint64_t> output_cap = std::nullopt);
 
 }  // namespace plb::runner

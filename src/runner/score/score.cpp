@@ -68,12 +68,13 @@ sandbox::sandbox_usage usage_of(const completed_run& done) {
 }
 
 // The script's stdout as predictions, or failure(output_rejected) with the byte offset.
-std::vector<double> parse_stdout(const std::string& stdout_bytes, const score_request& request, std::size_t rows) {
+std::vector<double> parse_stdout(const std::string& stdout_bytes, const score_request& request, std::size_t rows,
+                                 std::uint64_t output_cap) {
   std::vector<double> predictions;
   sandbox::predictions_options po;
   po.task = request.task;
   po.expected_rows = rows;
-  po.max_bytes = sandbox::bytes(request.limits.output_mib);
+  po.max_bytes = output_cap;
   const auto parsed = sandbox::parse_predictions(stdout_bytes, po, predictions);
   if (!parsed)
     fail(verdict::output_rejected, "stdout rejected at byte " + std::to_string(parsed.offset) + ": " +
@@ -143,7 +144,7 @@ docker_run_request run_request(const score_request& request, const sandbox::sand
   run.arguments = spec.docker_run_arguments();
   run.wall = std::chrono::seconds(request.limits.wall_seconds);
   run.start_allowance = std::chrono::seconds(request.limits.start_seconds);
-  run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);
+  run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);  // the rows' cap replaces it at run()
   run.private_config_dir = dir.docker_config_dir();
   run.client_cpus = spec.cpuset();
   run.on_progress = hooks.on_progress;
@@ -225,7 +226,9 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   const std::string started_at = utc_now();
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
   clock.end(&phases::start);
-  const completed_run done = container.run(in.document, monitor);
+  const std::size_t rows = in.input.table.rows();
+  const std::uint64_t output_cap = sandbox::output_cap_bytes(request.limits, rows);
+  const completed_run done = container.run(in.document, monitor, output_cap);
   const docker_run_outcome& out = done.outcome;
   clock.end(&phases::cleanup);  // the client's life, then the cleanup after it
   report.phases.run = out.elapsed.count();
@@ -235,9 +238,9 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   if (!done.cleanup_problem.empty()) fail(verdict::cleanup_failed, done.cleanup_problem);
   if (out.interrupted_by) throw interrupted{out.interrupted_by};
   cancel.check();  // a stop request after the client exited is not swallowed
-  if (const auto v = judge(done, request.limits)) fail(v->verdict, v->message);
+  if (const auto v = judge(done, request.limits, output_cap)) fail(v->verdict, v->message);
 
-  std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows());
+  std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, rows, output_cap);
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
   sandbox::provenance_record rec =
       provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage, spec.cpuset(), hooks);

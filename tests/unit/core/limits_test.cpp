@@ -5,6 +5,7 @@
 
 #include <set>
 #include <string>
+#include <string_view>
 
 namespace sb = plb::sandbox;
 
@@ -70,6 +71,37 @@ TEST(Limits, PidsLimitAddsTheRuntimeAllowance) {
   l.guest_processes = 10;
   l.host_runtime_tasks = 100;
   EXPECT_EQ(sb::pids_limit(l), 110u);
+}
+
+// The longest document a correct script can print for ROWS rows: json.dumps of the longest double
+// (24 bytes) for every row, ", " between them, and print's newline.
+std::uint64_t longest_answer(std::uint64_t rows) {
+  return std::string_view(R"({"predictions": [)").size() + rows * 24 + (rows - 1) * 2 + std::string_view("]}\n").size();
+}
+
+// Issue 31 item 5: at the input limit with few features (250,000 rows of 4), a correct answer is
+// longer than the spec's 4 MiB; the cap grows with the rows so that it fits, at every column count
+// the input limit allows and at the largest input_values the bounds accept.
+TEST(Limits, ACorrectAnswerToAnyAcceptedInputFitsTheOutputCap) {
+  sb::SandboxLimits l;
+  EXPECT_GT(longest_answer(250'000), sb::bytes(l.output_mib));  // why the cap must grow
+  for (std::uint64_t columns : {1u, 2u, 4u, 8u, 30u, 1000u}) {
+    const std::uint64_t rows = l.input_values / columns;
+    EXPECT_LE(longest_answer(rows), sb::output_cap_bytes(l, rows)) << columns << " columns";
+  }
+  l.input_values = sb::info(sb::limit_field::input_values).max;
+  EXPECT_LE(longest_answer(l.input_values), sb::output_cap_bytes(l, l.input_values));
+  EXPECT_LE(sb::output_cap_bytes(l, l.input_values), sb::bytes(sb::info(sb::limit_field::output_mib).max));
+}
+
+TEST(Limits, OutputCapIsOutputMibForFewRows) {
+  sb::SandboxLimits l;
+  EXPECT_EQ(sb::output_cap_bytes(l, 5), sb::bytes(4));
+  EXPECT_EQ(sb::output_cap_bytes(l, 100'000), sb::bytes(4));  // 2.6 MB + 1 MiB: under 4 MiB
+  l.output_mib = 64;
+  EXPECT_EQ(sb::output_cap_bytes(l, 1'000'000), sb::bytes(64));
+  l.output_mib = 1;
+  EXPECT_EQ(sb::output_cap_bytes(l, 250'000), std::uint64_t{250'000} * 26 + sb::mib);
 }
 
 struct ParseCase {
