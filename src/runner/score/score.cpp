@@ -28,6 +28,17 @@
 #endif
 
 namespace plb::runner {
+
+sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
+                                     const std::string& run_id, const std::string& cpuset) {
+  sandbox::sandbox_policy_builder builder;
+  builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
+  if (!cpuset.empty()) builder.cpuset(cpuset);
+  auto spec = builder.build();
+  if (!spec) fail(sandbox::verdict::internal_error, "sandbox policy: " + std::string(sandbox::message(spec.error)));
+  return std::move(*spec.spec);
+}
+
 namespace {
 
 using sandbox::verdict;
@@ -40,20 +51,6 @@ std::string utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-
-}  // namespace
-
-sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
-                                     const std::string& run_id, const std::string& cpuset) {
-  sandbox::sandbox_policy_builder builder;
-  builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
-  if (!cpuset.empty()) builder.cpuset(cpuset);
-  auto spec = builder.build();
-  if (!spec) fail(verdict::internal_error, "sandbox policy: " + std::string(sandbox::message(spec.error)));
-  return std::move(*spec.spec);
-}
-
-namespace {
 
 sandbox::sandbox_usage usage_of(const completed_run& done) {
   const docker_run_outcome& out = done.outcome;
@@ -226,8 +223,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   const std::string started_at = utc_now();
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
   clock.end(&phases::start);
-  const std::size_t rows = in.input.table.rows();
-  const std::uint64_t output_cap = sandbox::output_cap_bytes(request.limits, rows);
+  const std::uint64_t output_cap = sandbox::output_cap_bytes(request.limits, in.input.table.rows());  // grows with them
   const completed_run done = container.run(in.document, monitor, output_cap);
   const docker_run_outcome& out = done.outcome;
   clock.end(&phases::cleanup);  // the client's life, then the cleanup after it
@@ -240,7 +236,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   cancel.check();  // a stop request after the client exited is not swallowed
   if (const auto v = judge(done, request.limits, output_cap)) fail(v->verdict, v->message);
 
-  std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, rows, output_cap);
+  std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows(), output_cap);
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
   sandbox::provenance_record rec =
       provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage, spec.cpuset(), hooks);
