@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host checks about the machine and its daemon (the table is in host_checks.cpp).
+// The host checks about the machine and its daemon: their slice of the table, beside their functions
+// (host_check_steps.hpp declares the slices; host_checks.cpp runs them in order).
 #include <sys/stat.h>
 #include <unistd.h>
 
