@@ -54,7 +54,7 @@ class output_drain {
     if (bytes_ > cap_) {
       if (!cap_exceeded_) {
         cap_exceeded_ = true;
-        stdout_.clear();  // never used once the cap is passed
+        std::string().swap(stdout_);  // never used once the cap is passed: its memory goes back
         on_cap_();
       }
       return;  // keep draining, keep nothing

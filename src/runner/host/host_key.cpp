@@ -23,7 +23,7 @@ namespace {
 using sandbox::verdict;
 
 [[noreturn]] void refuse(const std::string& path, const std::string& why, const std::string& fix) {
-  fail(verdict::host_refused, "the batch key " + path + " " + why + ": " + fix);
+  fail(verdict::host_refused, "the host key " + path + " " + why + ": " + fix);
 }
 
 std::string removal_fix(const std::string& path) {
@@ -122,22 +122,31 @@ std::string hex_of(const host_key::mac_type& mac) {
   return s;
 }
 
-host_key load_host_key(int dir_fd, const std::string& dir) {
+// A key file that cannot be opened or read for a reason of the file system's (EIO, a root-squashed
+// mount) is not to be removed: that would orphan every record and provenance it sealed.
+std::string io_fix(const std::string& dir) { return "check the file system of " + dir + " (do not remove the key)"; }
+
+host_key load_host_key(int dir_fd, const std::string& dir, key_absent absent) {
   const std::string path = dir + "/" + host_key_name;
   struct stat st {};
   if (::fstatat(dir_fd, host_key_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno != ENOENT) refuse(path, std::string("cannot be checked: ") + std::strerror(errno), "check " + dir);
+    if (absent == key_absent::refuse)
+      refuse(path, "does not exist: this host has sealed nothing",
+             "verify the run on the host that scored it, or install that host's key file here (root's, mode 0400)");
     create_key(dir_fd, dir, path);
   }
   // O_PATH and fstat first: nothing but the checked regular file is ever opened for reading.
   const unique_fd handle(::openat(dir_fd, host_key_name, O_PATH | O_NOFOLLOW | O_CLOEXEC));
   if (!handle || ::fstat(handle.get(), &st) != 0)
-    refuse(path, std::string("cannot be opened: ") + std::strerror(errno), removal_fix(path));
+    refuse(path, std::string("cannot be opened: ") + std::strerror(errno), io_fix(dir));
   check_key_file(st, path);
   const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
   const unique_fd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   read_result r = fd ? read_up_to(fd.get(), host_key_bytes) : read_result{{}, read_error::system, errno};
-  if (!r || r.data.size() != host_key_bytes) refuse(path, "cannot be read whole", removal_fix(path));
+  if (!r) refuse(path, "cannot be read", io_fix(dir));
+  if (r.data.size() != host_key_bytes)
+    refuse(path, "is not " + std::to_string(host_key_bytes) + " bytes", removal_fix(path));
   host_key::bytes_type bytes{};
   std::memcpy(bytes.data(), r.data.data(), bytes.size());
   OPENSSL_cleanse(r.data.data(), r.data.size());
@@ -146,9 +155,9 @@ host_key load_host_key(int dir_fd, const std::string& dir) {
   return key;
 }
 
-host_key this_host_key() {
+host_key this_host_key(key_absent absent) {
   const unique_fd dir = open_state_dir();
-  return load_host_key(dir.get(), state_dir);
+  return load_host_key(dir.get(), state_dir, absent);
 }
 
 }  // namespace plb::runner

@@ -48,10 +48,13 @@ std::string hex_of(const host_key::mac_type& mac);
 // made from getrandom(2) as an unnamed file of mode 0400 and linked into place: linkat never
 // replaces a name, so two first uses at once agree on one key and nobody reads half of one.
 // Throws failure(host_refused) with the fix unless it is a regular file, root's, of mode 0400 or
-// 0600, and exactly 32 bytes.
-host_key load_host_key(int dir_fd, const std::string& dir);
+// 0600, and exactly 32 bytes. A reader that only checks what the key sealed (verify) asks for an
+// existing key: a host without one sealed nothing, and making one would only seal later runs under
+// a stray key (a Slurm node not yet given the shared file).
+enum class key_absent : bool { make_it, refuse };
+host_key load_host_key(int dir_fd, const std::string& dir, key_absent absent = key_absent::make_it);
 
 // The host's key, host_key_path, after the state directories pass their checks.
-host_key this_host_key();
+host_key this_host_key(key_absent absent = key_absent::make_it);
 
 }  // namespace plb::runner

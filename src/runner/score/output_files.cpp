@@ -79,13 +79,13 @@ void check_fresh_output(const std::string& path, const char* flag) {
 
 std::string provenance_path_for(const std::string& output) { return output + ".sandbox.json"; }
 
-output_space output_space_needed(std::uint64_t input_values, std::uint64_t output_mib,
-                                 const std::vector<std::string>& features, const std::string& id_column,
-                                 std::uint64_t data_bytes, std::uint64_t text_bytes, std::uint64_t block) {
+output_space output_space_needed(std::uint64_t input_values, const std::vector<std::string>& features,
+                                 const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes,
+                                 std::uint64_t block) {
   constexpr std::uint64_t number = 24;  // the longest shortest round trip: -2.2250738585072014e-308
   constexpr std::uint64_t escaped = 6;  // a control byte in JSON: \u00XX
   const std::uint64_t columns = features.empty() ? 1 : features.size();
-  const std::uint64_t rows = std::min(input_values / columns, sandbox::bytes(output_mib) / 2);
+  const std::uint64_t rows = input_values / columns;  // the output cap grows with them (output_cap_bytes)
   std::uint64_t digits = 1;
   for (std::uint64_t r = rows; r >= 10; r /= 10) ++digits;
   // The header, then each row: its label, a comma, the number and a newline.
@@ -113,16 +113,14 @@ std::string space_shortfall(const output_space& needed, const output_space& free
   return why;
 }
 
-void check_output_space(const std::string& output, std::uint64_t input_values, std::uint64_t output_mib,
-                        const std::vector<std::string>& features, const std::string& id_column,
-                        std::uint64_t data_bytes, std::uint64_t text_bytes) {
+void check_output_space(const std::string& output, std::uint64_t input_values, const std::vector<std::string>& features,
+                        const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes) {
   const std::string dir = parent_of(output);
   struct statvfs fs {};
   if (::statvfs(dir.c_str(), &fs) != 0)
     fail(sandbox::verdict::usage_error, "output directory " + dir + ": " + std::strerror(errno));
   const std::uint64_t block = fs.f_frsize ? fs.f_frsize : fs.f_bsize;
-  const output_space needed =
-      output_space_needed(input_values, output_mib, features, id_column, data_bytes, text_bytes, block);
+  const output_space needed = output_space_needed(input_values, features, id_column, data_bytes, text_bytes, block);
   const output_space free{static_cast<std::uint64_t>(fs.f_bavail) * block, fs.f_favail, fs.f_files != 0};
   const std::string why = space_shortfall(needed, free);
   if (!why.empty())

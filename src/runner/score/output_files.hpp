@@ -28,13 +28,13 @@ struct output_space {
 };
 
 // What the two outputs of a run can need at most, known before the data is read: every row the
-// limits admit (limits.input_values over the features, and no more than the output cap's bytes
-// can hold, two a prediction), each with its longest label (its number, or its ID quoted, the ID
+// limits admit (limits.input_values over the features: the output cap grows with them, so it
+// bounds nothing here), each with its longest label (its number, or its ID quoted, the ID
 // column's cells together no larger than the data file) and its longest number; the provenance
 // with every name it records escaped at its longest; each file rounded up by a block of `block`.
-output_space output_space_needed(std::uint64_t input_values, std::uint64_t output_mib,
-                                 const std::vector<std::string>& features, const std::string& id_column,
-                                 std::uint64_t data_bytes, std::uint64_t text_bytes, std::uint64_t block);
+output_space output_space_needed(std::uint64_t input_values, const std::vector<std::string>& features,
+                                 const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes,
+                                 std::uint64_t block);
 
 // The decision: "" when `free` holds `needed`, else what is short (bytes, inodes or both), in words.
 std::string space_shortfall(const output_space& needed, const output_space& free);
@@ -42,9 +42,8 @@ std::string space_shortfall(const output_space& needed, const output_space& free
 // Throws failure(usage_error) naming the directory, the bytes and inodes needed and free, and the
 // fix, unless the file system `output` is published on has room for both outputs (statvfs: the
 // blocks and inodes an unprivileged writer may take). Checked before anything runs.
-void check_output_space(const std::string& output, std::uint64_t input_values, std::uint64_t output_mib,
-                        const std::vector<std::string>& features, const std::string& id_column,
-                        std::uint64_t data_bytes, std::uint64_t text_bytes);
+void check_output_space(const std::string& output, std::uint64_t input_values, const std::vector<std::string>& features,
+                        const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes);
 
 // Appends `s` as one CSV field: as is, or quoted (quotes doubled) when it holds , " CR or LF.
 void append_csv_field(std::string& out, const std::string& s);

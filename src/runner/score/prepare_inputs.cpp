@@ -25,8 +25,7 @@ verified_script check_local_inputs(const score_request& request) {
   // A full disk is found now, not after the run: the outputs' file system must have room for the
   // most they can take.
   if (request.publish)
-    check_output_space(request.output, request.limits.input_values, request.limits.output_mib, request.features,
-                       request.id_column, data_bytes,
+    check_output_space(request.output, request.limits.input_values, request.features, request.id_column, data_bytes,
                        request.model.size() + request.data.size() + request.output.size());
   return script;
 }

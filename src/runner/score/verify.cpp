@@ -150,7 +150,7 @@ verify_checks check_provenance_and_inputs(const verify_options& o, const host_ke
 
 verify_outcome verify_run(const verify_options& o, const sandbox::scoring_options& scoring) {
   const cancellation cancel(scoring.stop);
-  checked c = check_provenance_and_inputs(o, this_host_key());
+  checked c = check_provenance_and_inputs(o, this_host_key(key_absent::refuse));
   if (!c.provenance_trusted) return refused_outcome(std::move(c.problems));
   check_host(c, cancel);
   std::vector<verify_problem> blocking;

@@ -229,5 +229,21 @@ TEST_F(BatchTrust, TheKeyIsMadeOnceRootOnlyAndRefusedWhenItIsNotSecret) {
   EXPECT_NE(first.mac("x"), key().mac("x")) << "a removed key is made anew, from fresh random bytes";
 }
 
+// verify only checks what a key sealed: on a host without one it refuses and makes none, so a
+// node not yet given the shared key cannot go on to seal its runs under a stray one.
+TEST_F(BatchTrust, AReaderThatOnlyChecksNeverMakesAKey) {
+  const std::string path = dir_ + "/.key/" + host_key_name;
+  const unique_fd fd(::open((dir_ + "/.key").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(fd);
+  const std::string why = refusal([&] { (void)load_host_key(fd.get(), dir_ + "/.key", runner::key_absent::refuse); });
+  EXPECT_NE(why.find("does not exist: this host has sealed nothing"), std::string::npos) << why;
+  EXPECT_NE(why.find("install that host's key file"), std::string::npos) << why;
+  struct stat st {};
+  EXPECT_NE(::lstat(path.c_str(), &st), 0) << "no key was made";
+  const host_key made = key();  // a scoring run makes it
+  const host_key read = load_host_key(fd.get(), dir_ + "/.key", runner::key_absent::refuse);
+  EXPECT_EQ(made.mac("x"), read.mac("x")) << "an existing key is read as before";
+}
+
 }  // namespace
 }  // namespace plb::batch
