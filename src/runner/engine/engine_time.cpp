@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runner/engine/engine_time.hpp"
 
+#include <limits>
+
 namespace plb::runner {
 namespace {
 
@@ -65,6 +67,10 @@ std::optional<std::int64_t> parse_engine_time(std::string_view s) noexcept {
   }
   const std::int64_t seconds =
       days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
+  // Nanoseconds since the epoch fit an int64 only until 2262: a later (or far earlier) time is no
+  // time the daemon recorded for this run.
+  constexpr std::int64_t most_seconds = std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1;
+  if (seconds > most_seconds || seconds < -most_seconds) return std::nullopt;
   return seconds * 1'000'000'000 + nanos;
 }
 

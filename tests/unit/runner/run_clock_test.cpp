@@ -94,5 +94,14 @@ TEST(EngineTime, AnythingElseIsRefused) {
     EXPECT_EQ(parse_engine_time(bad), std::nullopt) << bad;
 }
 
+// Nanoseconds since the epoch end in 2262: a later time is refused, never an overflow (the
+// engine_info fuzzer found year 4024 overflowing under UBSan).
+TEST(EngineTime, ATimePastWhatNanosecondsHoldIsRefused) {
+  EXPECT_EQ(parse_engine_time("2262-04-11T23:47:15.999999999Z"), 9'223'372'035LL * s_ns + 999'999'999);
+  EXPECT_EQ(parse_engine_time("2262-04-11T23:47:16Z"), std::nullopt);
+  EXPECT_EQ(parse_engine_time("4024-12-02T05:30:01Z"), std::nullopt);
+  EXPECT_EQ(parse_engine_time("9999-12-31T23:59:59.999999999Z"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace plb::runner
