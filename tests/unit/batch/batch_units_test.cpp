@@ -138,7 +138,7 @@ TEST_F(BatchFiles, RecordedFailuresAreKeptUnlessTheRetryPolicyRunsThem) {
     line_outcome o;
     o.state = verdict;
     o.exit_code = 8;
-    o.message = "m";
+    o.message = std::string("m");  // not operator=(const char*): GCC 12 -Wrestrict at -O3 (PR 105651)
     write_record(dir, item, o, fingerprint, "");
     EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::keep) << verdict;
     EXPECT_EQ(decide_resume(item, dir, retry_policy::host_failures, fingerprint).action,
