@@ -13,7 +13,9 @@
 #   preflight   the gVisor probe container exists (the proof cache is emptied first): the warden
 #               removes it at its own deadline (creation + 30 s + 60 s + 10 s)
 #   preflight_sweep  the same kill; then a sweep removes the probe as the tool's own at once
-#   create      the daemon has created the run's container (its create event, read as it happens)
+#   create      the daemon has created the run's container (its create event, from a window opened
+#               before the tool starts, so a late subscription misses nothing); the script sleeps
+#               60 s, so the container is still there however late the loaded test reads the event
 #   start       the engine gate has just opened (hold gate-opened): the client's requests are held
 #               with the tool, so nothing reaches the daemon but what the gate relayed as it stopped
 #   streaming   the script spins a CPU and the tool has seen its container start (hold started)
@@ -75,6 +77,7 @@ wait_for() {
 [ -z "$(containers)" ] || fail "containers of the tool exist before the test: $(containers)"
 case "$stage" in
   streaming|reaper|warden) body='while True: pass' ;;
+  create) body='time.sleep(60)' ;;   # idle, and alive until the warden's deadline, not a race
   *) body='time.sleep(1)' ;;
 esac
 printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\n%s\nprint(json.dumps({"predictions": [0.0 for r in rows]}))\n' "$body" > "$work/model.py"
@@ -93,9 +96,10 @@ case "$stage" in
 esac
 hold=
 case "$stage" in start) hold=gate-opened ;; streaming|reaper|warden) hold=started ;; cleanup) hold=reaped ;; esac
-# The daemon's create events, as they happen, for the create stage.
+# The daemon's create events for the create stage, from a stamp taken before the tool starts: the
+# daemon replays what came after it, however late the subscription (CI missed one under load).
 if [ "$stage" = create ]; then
-  docker events --filter event=create --filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}}' \
+  docker events --since "$(date +%s.%6N)" --filter event=create --filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}}' \
     > "$work/events" &
   events_pid=$!
 fi
