@@ -17,7 +17,7 @@ int main() {
   po.expected_rows = table.rows();
   const auto parsed = sb::parse_predictions("{\"predictions\":[1,2]}", po, predictions);
   sb::sandbox_policy_builder b;
-  b.image(*image.id).script("/srv/model.py").run_id("0123456789abcdef0123456789abcdef").owner("ab-cd:1:2");
+  b.image(*image.id).script("/srv/model.py").run_id("0123456789abcdef0123456789abcdef").owner("ab-cd:1:2").cpuset("0");
   const auto spec = b.build();
   sb::provenance_record rec;
   rec.runtime_image = image.id;

@@ -153,6 +153,29 @@ static_assert(info(limit_field::input_values).max * output_bytes_per_row + outpu
                   bytes(info(limit_field::output_mib).max),
               "a correct answer to the largest input the limits accept must fit output_mib's bound");
 
+// ---- The guest's threads: bounded by its process limit on a host of any size ----------------
+//
+// gVisor shows the guest only the CPUs of the sandbox's cpuset, and the libraries a submission
+// imports size their thread pools to that count: torch's OpenMP pool and OpenBLAS's, one thread a
+// CPU each, beside the interpreter's own. A run is pinned to at most guest_cpus() CPUs (the host's
+// allocator; sandbox_policy_builder refuses a wider or missing cpuset), so its pools need at most
+// guest_threads_needed() of its guest_processes, whatever the host's size. Limits where they would
+// not fit are refused before anything runs: on a 64-CPU host without the bound, torch and BLAS
+// would meet RLIMIT_NPROC at their first parallel region.
+inline constexpr std::uint64_t thread_pools_per_cpu = 2;  // OpenMP's and BLAS's
+inline constexpr std::uint64_t interpreter_threads = 1;
+
+// The CPUs a run is pinned to: its CPU limit, rounded up to whole CPUs.
+constexpr std::uint64_t guest_cpus(const SandboxLimits& l) noexcept { return (l.cpu_millicores + 999) / 1000; }
+constexpr std::uint64_t guest_threads_needed(const SandboxLimits& l) noexcept {
+  return thread_pools_per_cpu * guest_cpus(l) + interpreter_threads;
+}
+constexpr bool guest_threads_fit(const SandboxLimits& l) noexcept {
+  return guest_threads_needed(l) <= l.guest_processes;
+}
+
+static_assert(guest_threads_fit(SandboxLimits{}), "the default limits must leave the guest's thread pools room");
+
 // ---- Limit values as an operator types them (CLI flags) -------------------------------------
 
 enum class limit_parse_error : std::uint8_t {

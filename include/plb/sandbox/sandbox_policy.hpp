@@ -34,6 +34,9 @@ enum class policy_error : std::uint8_t {
   user_out_of_range,
   limits_out_of_bounds,
   cpuset_malformed,  // not a CPU list such as "0-3,6" of CPUs below max_cpu, ascending, without overlaps
+  missing_cpuset,    // a run without one: the guest would see, and size its thread pools to, every host CPU
+  cpuset_too_wide,   // more CPUs than the CPU limit rounds up to (guest_cpus)
+  threads_exceed_processes,  // guest_threads_needed() is more than guest_processes
 };
 
 constexpr std::string_view message(policy_error e) noexcept {
@@ -52,6 +55,11 @@ constexpr std::string_view message(policy_error e) noexcept {
     case policy_error::user_out_of_range: return "uid or gid out of range";
     case policy_error::limits_out_of_bounds: return "a limit is outside its bounds";
     case policy_error::cpuset_malformed: return "the CPU set must be a list such as 0-3,6 in ascending order";
+    case policy_error::missing_cpuset:
+      return "no CPU set given: the guest would see every host CPU and size its thread pools to them";
+    case policy_error::cpuset_too_wide: return "the CPU set holds more CPUs than the CPU limit rounds up to";
+    case policy_error::threads_exceed_processes:
+      return "the guest's thread pools (two a CPU, and the interpreter) need more than guest_processes allows";
   }
   return "unknown error";
 }
@@ -263,15 +271,39 @@ class sandbox_policy_builder {
       if (error_ == policy_error::ok) violation_ = *v;
       return fail(policy_error::limits_out_of_bounds);
     }
+    if (!guest_threads_fit(l)) return fail(policy_error::threads_exceed_processes);
     spec_.limits_ = l;
     return *this;
   }
 
-  // "0-1,3": ascending CPU numbers and ranges, each at most max_cpu, no CPU twice.
+  // "0-1,3": ascending CPU numbers and ranges, each at most max_cpu, no CPU twice. A run needs one
+  // (build() refuses a run without), of at most guest_cpus() CPUs: the CPUs the guest sees.
   sandbox_policy_builder& cpuset(std::string_view list) {
     if (!is_cpu_list(list)) return fail(policy_error::cpuset_malformed);
     spec_.cpuset_.assign(list);
     return *this;
+  }
+
+  // How many CPUs a list that is_cpu_list() accepts names.
+  static std::uint64_t cpu_count(std::string_view list) noexcept {
+    std::uint64_t count = 0;
+    std::size_t i = 0;
+    const auto number = [&] {
+      std::uint64_t v = 0;
+      while (i < list.size() && list[i] >= '0' && list[i] <= '9') v = v * 10 + static_cast<std::uint64_t>(list[i++] - '0');
+      return v;
+    };
+    while (i < list.size()) {
+      const std::uint64_t lo = number();
+      std::uint64_t hi = lo;
+      if (i < list.size() && list[i] == '-') {
+        ++i;
+        hi = number();
+      }
+      count += hi - lo + 1;
+      if (i < list.size()) ++i;  // the comma
+    }
+    return count;
   }
 
   static bool is_cpu_list(std::string_view list) {
@@ -328,6 +360,10 @@ class sandbox_policy_builder {
         r.error = policy_error::missing_run_id;
       else if (!have_owner_)
         r.error = policy_error::missing_owner;
+      else if (need_script && spec_.cpuset_.empty())
+        r.error = policy_error::missing_cpuset;
+      else if (!spec_.cpuset_.empty() && cpu_count(spec_.cpuset_) > guest_cpus(spec_.limits_))
+        r.error = policy_error::cpuset_too_wide;
     }
     if (r.error == policy_error::ok) r.spec = spec_;
     return r;

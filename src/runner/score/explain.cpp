@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runner/score/explain.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "runner/engine/call_budget.hpp"
 #include "runner/container/cpu_allocator.hpp"
 #include "runner/container/docker_run.hpp"
@@ -27,10 +30,17 @@ explanation explain(const score_request& request) {
   e.checks = inspect_host({docker_engine{}, image, request.limits, nullptr, inspect_mode::explain}, facts);
   const std::string example_run(sandbox::policy_constants::run_id_digits, '0');
   // The CPUs a run starting now would be pinned to (held only while the argv is built), so the
-  // argv is the run's, CPU pinning included; none when every CPU is held (a run would wait).
+  // argv is the run's, CPU pinning included. When every CPU is held (a run would wait), the first
+  // CPUs it may be given: a run is never unpinned.
   const cpu_lease cpus = host_cpu_allocator().try_acquire(request.limits.cpu_millicores);
+  std::string cpu_list = cpus.list();
+  if (cpu_list.empty()) {
+    std::vector<unsigned> first = allowed_cpus();
+    first.resize(std::min<std::size_t>(first.size(), sandbox::guest_cpus(request.limits)));
+    cpu_list = render_cpu_list(first);
+  }
   const auto policy = build_policy(request, std::string(runs_dir) + "/" + example_run + "/" + snapshot_file_name,
-                                   example_run, cpus.list());
+                                   example_run, cpu_list);
   e.argv.push_back(docker_binary);
   for (auto& a : policy.docker_run_arguments()) e.argv.push_back(std::move(a));
   for (const auto& c : e.checks)

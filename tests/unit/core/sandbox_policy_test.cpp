@@ -19,7 +19,7 @@ const std::string kOwner = "0f2e3d4c-5b6a-4789-8abc-def012345678:4242:99887766";
 
 sb::sandbox_policy_builder base() {
   sb::sandbox_policy_builder b;
-  b.image(*sb::parse_image_id(kImage).id).script(kScript).run_id(kRun).owner(kOwner);
+  b.image(*sb::parse_image_id(kImage).id).script(kScript).run_id(kRun).owner(kOwner).cpuset("0");
   return b;
 }
 }  // namespace
@@ -47,6 +47,7 @@ TEST(ContainerSpec, DefaultArgvInFull) {
       "--memory=512m",
       "--memory-swap=512m",
       "--cpus=1",
+      "--cpuset-cpus=0",
       "--pids-limit=192",
       "--ulimit=nproc=64:64",
       "--ulimit=nofile=256:256",
@@ -105,23 +106,70 @@ TEST(ContainerSpec, ArgvAtTheLowerAndUpperBounds) {
          {"--runtime=runsc", "--pull=never", "--cap-drop=ALL", "--security-opt=no-new-privileges", "--network=none",
           "--ipc=none", "--read-only", "--ulimit=core=0:0", "--log-driver=none", "--entrypoint=/usr/bin/env", "-i"})
       EXPECT_TRUE(has(fixed)) << fixed;
-    EXPECT_EQ(argv.size(), 33u);
+    EXPECT_EQ(argv.size(), 34u);
     EXPECT_EQ(std::count_if(argv.begin(), argv.end(), [](const std::string& a) { return a.starts_with("--mount"); }),
               1);
   }
 }
 
-TEST(ContainerSpec, CpusetIsRenderedOnlyWhenGiven) {
-  const auto plain = base().build().spec->docker_run_arguments();
-  EXPECT_EQ(std::count_if(plain.begin(), plain.end(), [](const std::string& a) { return a.starts_with("--cpuset"); }),
-            0);
+TEST(ContainerSpec, CpusetIsRenderedBesideTheCpuLimit) {
+  sb::SandboxLimits four;
+  four.cpu_millicores = 4000;
   for (const char* list : {"0", "1-3", "0,2-3,7", "4095"}) {
-    const auto argv = base().cpuset(list).build().spec->docker_run_arguments();
+    const auto argv = base().limits(four).cpuset(list).build().spec->docker_run_arguments();
     const auto at = std::find(argv.begin(), argv.end(), "--cpuset-cpus=" + std::string(list));
     ASSERT_NE(at, argv.end()) << list;
-    EXPECT_EQ(*(at - 1), "--cpus=1") << "beside the CPU limit";
-    EXPECT_EQ(argv.size(), plain.size() + 1);
+    EXPECT_EQ(*(at - 1), "--cpus=4") << "beside the CPU limit";
+    EXPECT_EQ(std::count_if(argv.begin(), argv.end(), [](const std::string& a) { return a.starts_with("--cpuset"); }),
+              1);
   }
+}
+
+// The guest sees the CPUs of its cpuset and sizes its thread pools to them (issue 31 item 4): a run
+// without a cpuset would see every host CPU, so build() refuses it; the probe runs no submission.
+TEST(ContainerSpec, ARunWithoutACpusetIsRefused) {
+  sb::sandbox_policy_builder b;
+  b.image(*sb::parse_image_id(kImage).id).script(kScript).run_id(kRun).owner(kOwner);
+  EXPECT_EQ(b.build().error, E::missing_cpuset);
+  EXPECT_TRUE(b.build_probe()) << "the probe needs no cpuset";
+}
+
+TEST(ContainerSpec, ACpusetWiderThanTheCpuLimitIsRefused) {
+  sb::SandboxLimits l;  // one CPU
+  EXPECT_EQ(base().limits(l).cpuset("0-1").build().error, E::cpuset_too_wide);
+  EXPECT_EQ(base().limits(l).cpuset("0,5").build().error, E::cpuset_too_wide);
+  l.cpu_millicores = 1500;  // rounds up to two
+  EXPECT_TRUE(base().limits(l).cpuset("0-1").build());
+  EXPECT_EQ(base().limits(l).cpuset("0-2").build().error, E::cpuset_too_wide);
+  l.cpu_millicores = 64000;  // a 64-CPU run on a 4096-CPU host: 64 of them, not the host's
+  l.guest_processes = 1024;
+  EXPECT_TRUE(base().limits(l).cpuset("0-63").build());
+  EXPECT_EQ(base().limits(l).cpuset("0-64").build().error, E::cpuset_too_wide);
+  EXPECT_EQ(base().limits(l).cpuset("0-4095").build().error, E::cpuset_too_wide);
+}
+
+TEST(ContainerSpec, TheGuestsThreadPoolsMustFitItsProcessLimit) {
+  sb::SandboxLimits l;
+  EXPECT_EQ(sb::guest_threads_needed(l), 3u);  // one CPU: two pools of one, and the interpreter
+  l.cpu_millicores = 32000;                    // 2 x 32 + 1 = 65 > the spec's 64
+  EXPECT_FALSE(sb::guest_threads_fit(l));
+  EXPECT_EQ(base().limits(l).cpuset("0-31").build().error, E::threads_exceed_processes);
+  l.guest_processes = 65;
+  EXPECT_TRUE(base().limits(l).cpuset("0-31").build());
+  l.cpu_millicores = 31001;  // a fraction rounds up: 32 CPUs again
+  l.guest_processes = 64;
+  EXPECT_EQ(base().limits(l).cpuset("0-31").build().error, E::threads_exceed_processes);
+  l.cpu_millicores = 31000;
+  EXPECT_TRUE(base().limits(l).cpuset("0-30").build());
+}
+
+TEST(ContainerSpec, CpuCountOfAList) {
+  using B = sb::sandbox_policy_builder;
+  EXPECT_EQ(B::cpu_count("0"), 1u);
+  EXPECT_EQ(B::cpu_count("1-3"), 3u);
+  EXPECT_EQ(B::cpu_count("0,2-3,7"), 4u);
+  EXPECT_EQ(B::cpu_count("0-4095"), 4096u);
+  EXPECT_EQ(B::cpu_count("4095"), 1u);
 }
 
 TEST(ContainerSpec, CpusRendering) {
@@ -212,7 +260,7 @@ TEST(ContainerSpec, LimitViolationNamesTheField) {
 
 TEST(ContainerSpec, ProbeHasEveryControlButNoMount) {
   sb::sandbox_policy_builder b;
-  b.image(*sb::parse_image_id(kImage).id).run_id(kRun).owner(kOwner);
+  b.image(*sb::parse_image_id(kImage).id).run_id(kRun).owner(kOwner).cpuset("0");
   EXPECT_EQ(b.build().error, E::missing_script);
   const auto r = b.build_probe();
   ASSERT_TRUE(r) << sb::message(r.error);
