@@ -33,9 +33,9 @@ enum class policy_error : std::uint8_t {
   root_user,           // uid 0 or gid 0
   user_out_of_range,
   limits_out_of_bounds,
-  cpuset_malformed,  // not a CPU list such as "0-3,6" of CPUs below max_cpu, ascending, without overlaps
-  missing_cpuset,    // a run without one: the guest would see, and size its thread pools to, every host CPU
-  cpuset_too_wide,   // more CPUs than the CPU limit rounds up to (guest_cpus)
+  cpuset_malformed,          // not a CPU list such as "0-3,6" of CPUs below max_cpu, ascending, without overlaps
+  missing_cpuset,            // a run without one: the guest would see, and size its thread pools to, every host CPU
+  cpuset_too_wide,           // more CPUs than the CPU limit rounds up to (guest_cpus)
   threads_exceed_processes,  // guest_threads_needed() is more than guest_processes
 };
 
@@ -290,7 +290,8 @@ class sandbox_policy_builder {
     std::size_t i = 0;
     const auto number = [&] {
       std::uint64_t v = 0;
-      while (i < list.size() && list[i] >= '0' && list[i] <= '9') v = v * 10 + static_cast<std::uint64_t>(list[i++] - '0');
+      while (i < list.size() && list[i] >= '0' && list[i] <= '9')
+        v = v * 10 + static_cast<std::uint64_t>(list[i++] - '0');
       return v;
     };
     while (i < list.size()) {

@@ -34,11 +34,10 @@ void check_limits(const sandbox::SandboxLimits& limits, const field_names& names
     using sandbox::limit_field;
     fail(verdict::usage_error,
          names.limit(limit_field::cpu_millicores) + " = " + std::to_string(limits.cpu_millicores) +
-             " pins the run to " + std::to_string(sandbox::guest_cpus(limits)) +
-             " CPUs, whose thread pools need " + std::to_string(sandbox::guest_threads_needed(limits)) +
-             " guest processes: more than " + names.limit(limit_field::guest_processes) + " = " +
-             std::to_string(limits.guest_processes) + " (raise it to " +
-             std::to_string(sandbox::guest_threads_needed(limits)) + ", or lower the CPU limit)");
+             " pins the run to " + std::to_string(sandbox::guest_cpus(limits)) + " CPUs, whose thread pools need " +
+             std::to_string(sandbox::guest_threads_needed(limits)) + " guest processes: more than " +
+             names.limit(limit_field::guest_processes) + " = " + std::to_string(limits.guest_processes) +
+             " (raise it to " + std::to_string(sandbox::guest_threads_needed(limits)) + ", or lower the CPU limit)");
   }
 }
 
