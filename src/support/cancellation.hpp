@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The run's view of a caller's stop request (runner.hpp's stop_source, which the command line
+// The run's view of a caller's stop request (plb/sandbox/stop_source.hpp, which the command line
 // triggers from its signal thread). The run checks it at each step (and the watchdog every
 // 100 ms), removes what it created, and throws `interrupted`. Nothing here installs a handler.
 #pragma once
 
-#include "plb/sandbox/runner.hpp"
+#include "plb/sandbox/stop_source.hpp"
 #include "support/failure.hpp"
 
 namespace plb {

@@ -16,7 +16,6 @@
 // SECURITY.md), which makes only async-signal-safe calls, so a multi-threaded caller is fine.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,6 +23,8 @@
 
 #include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/provenance.hpp"
+#include "plb/sandbox/scoring_progress.hpp"
+#include "plb/sandbox/stop_source.hpp"
 #include "plb/sandbox/task_type.hpp"
 #include "plb/sandbox/verdict.hpp"
 
@@ -43,32 +44,9 @@ struct scoring_request {
   SandboxLimits limits;     // each field within its bounds (limits.hpp: validate)
 };
 
-// A stop request from another thread or a signal handler; `reason` is reported back (a signal
-// number, by convention). The first request wins.
-class stop_source {
- public:
-  void request_stop(int reason) noexcept {
-    int none = 0;
-    reason_.compare_exchange_strong(none, reason == 0 ? -1 : reason);
-  }
-  int reason() const noexcept { return reason_.load(); }
-  bool stop_requested() const noexcept { return reason() != 0; }
-
- private:
-  std::atomic<int> reason_{0};
-};
-
-// Reported about every 200 ms while the sandbox runs, from the calling thread.
-struct scoring_progress {
-  double elapsed_seconds = 0;  // the script's own time: since its container started (0 before)
-  double wall_seconds = 0;     // the wall-time limit, which that time is held to
-  bool starting = false;       // the container is being created and started (the host's time)
-  bool stopping = false;       // the sandbox is being stopped (limit, output cap or stop request)
-};
-
 struct scoring_options {
-  std::function<void(const scoring_progress&)> on_progress;  // may be empty
-  const stop_source* stop = nullptr;                         // may be null
+  std::function<void(const scoring_progress&)> on_progress;  // may be empty (scoring_progress.hpp)
+  const stop_source* stop = nullptr;                         // may be null (stop_source.hpp)
 };
 
 // Where a run's time went, in seconds: the tool's own phases around the sandbox's (what

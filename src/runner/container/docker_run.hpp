@@ -28,6 +28,7 @@
 #include "runner/container/client_launch.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "plb/sandbox/limits.hpp"
+#include "plb/sandbox/scoring_progress.hpp"
 #include "runner/container/reaper.hpp"
 
 namespace plb::runner {
