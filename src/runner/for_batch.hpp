@@ -8,11 +8,12 @@
 // ci/check-layering holds that src/batch reaches the runner through this header only.
 #pragma once
 
+#include "runner/api/runner.hpp"
 #include "runner/container/sweep.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "runner/host/host_key.hpp"
 #include "runner/host/preflight.hpp"
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/request_check.hpp"
 #include "runner/score/score.hpp"

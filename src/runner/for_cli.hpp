@@ -8,30 +8,16 @@
 // ci/check-layering holds that tools/ reaches the runner through this header only.
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "plb/sandbox/image_id.hpp"
 #include "runner/container/sweep.hpp"
 #include "runner/engine/docker_engine.hpp"
+#include "runner/host/doctor.hpp"
 #include "runner/host/warden.hpp"
 #include "runner/score/explain.hpp"
 #include "runner/score/request_check.hpp"
 #include "runner/score/score_request.hpp"
 #include "runner/score/verify.hpp"
 #include "support/cancellation.hpp"
-
-namespace plb::runner {
-
-// `doctor`: every host check, and the probe when a run directory can be made (with an image).
-struct doctor_report {
-  std::vector<std::string> lines;  // one per check, as render_checks words them
-  bool ready = false;              // no check failed
-};
-doctor_report doctor(const std::optional<sandbox::image_id>& image, const cancellation& cancel);
-
-}  // namespace plb::runner
 
 namespace plb::cli {
 

@@ -4,7 +4,7 @@
 // throws (failure.hpp: a verdict and a line for the operator). The layers' error types:
 //   support (plb::)          problem: what went wrong, in words, and the errno behind it if any
 //   runner engine            engine_error (runner/engine/engine_error.hpp): unreachable, status, bad reply
-//   runner host checks       refusal (runner/host/refusal.hpp): what is wrong with the host, and the fix
+//   runner host checks       refusal (runner/state/refusal.hpp): what is wrong with the host, and the fix
 // Each type has a throw_exception_from_error, so result::value() on an error throws a
 // std::runtime_error with its words (a programming error: callers test the result first).
 #pragma once

@@ -19,7 +19,7 @@
 
 #include "runner/container/container_cleanup.hpp"
 #include "runner/engine/docker_engine.hpp"
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "tool_process.hpp"
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "support/dir_files.hpp"
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 
 namespace plb::runner {
 namespace {

@@ -20,7 +20,7 @@
 #include "support/unix_address.hpp"
 #include "support/failure.hpp"
 #include "runner/container/reaper_calls.hpp"
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 
 namespace plb::runner {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "support/file_io.hpp"
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 
 namespace plb::runner {
 

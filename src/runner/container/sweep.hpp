@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "runner/engine/docker_engine.hpp"
-#include "runner/host/preflight.hpp"
 
 namespace plb::runner {
 
@@ -29,7 +28,7 @@ struct sweep_report {
 // Throws failure(cleanup_failed) if an orphan cannot be removed, failure(host_refused) when the
 // state directories are unsafe.
 sweep_report sweep_orphans(const docker_engine& engine);
-// The same, from a list the preflight already asked for (preflight.hpp's sweep_list); asks for it
+// The same, from a list the preflight already asked for (host/preflight.hpp's sweep_list); asks for it
 // itself when there is none.
 sweep_report sweep_orphans(const docker_engine& engine, labelled_list listed);
 

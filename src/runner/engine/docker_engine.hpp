@@ -49,6 +49,11 @@ class docker_engine {
   engine_transport transport_;
 };
 
+// The sweep's list of labelled containers, when the preflight asked for it alongside its own
+// questions (nullopt: it did not get that far). Named here, below both, so that the sweep
+// (container/) and the preflight (host/) share it without either including the other.
+using labelled_list = std::optional<engine_result<container_list>>;
+
 // "%7B%22label%22..." for a query string: everything but unreserved characters is escaped.
 std::string url_encode(std::string_view text);
 

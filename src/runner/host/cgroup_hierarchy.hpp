@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/host/refusal.hpp"
+#include "runner/state/refusal.hpp"
 
 namespace plb::runner {
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `doctor`: the host checks an operator reads before a round, with the probe when possible.
-#include "runner/for_cli.hpp"
+#include "runner/host/doctor.hpp"
+
 #include "runner/host/preflight.hpp"
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 
 namespace plb::runner {
 

@@ -5,14 +5,14 @@
 
 #include <boost/json.hpp>
 
-#include "runner/host/cache_entry.hpp"
+#include "runner/state/cache_entry.hpp"
 #include "runner/container/container_run.hpp"
 #include "support/failure.hpp"
-#include "runner/score/owner.hpp"
+#include "runner/container/owner.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "runner/container/run_directory.hpp"
-#include "runner/score/run_id.hpp"
+#include "runner/container/run_id.hpp"
 #include "runner/host/runsc_identity.hpp"
 
 namespace plb::runner {

@@ -14,7 +14,7 @@
 #include "plb/sandbox/image_id.hpp"
 #include "plb/sandbox/limits.hpp"
 
-#include "runner/host/refusal.hpp"
+#include "runner/state/refusal.hpp"
 
 namespace plb::runner {
 

@@ -7,10 +7,10 @@
 #include <cstdlib>
 
 #include "runner/host/docker_cli_context.hpp"
-#include "runner/container/docker_run.hpp"
+#include "runner/container/client_launch.hpp"  // docker_binary
 #include "runner/host/cgroup_hierarchy.hpp"
 #include "runner/host/host_check_steps.hpp"
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 #include "runner/host/warden.hpp"
 
 namespace plb::runner::checks {

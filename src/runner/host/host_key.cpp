@@ -15,7 +15,7 @@
 
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 
 namespace plb::runner {
 namespace {

@@ -48,10 +48,6 @@ enum class inspect_mode {
   explain,    // every check; the proof only from the cache: nothing is started
 };
 
-// The sweep's list of labelled containers, when the preflight asked for it alongside its own
-// questions (nullopt: it did not get that far).
-using labelled_list = std::optional<engine_result<container_list>>;
-
 struct host_inspection {
   const docker_engine& engine;
   const std::optional<sandbox::image_id>& image;  // without one, the image checks and the proof are skipped

@@ -11,7 +11,7 @@
 
 #include <boost/json.hpp>
 
-#include "runner/host/cache_entry.hpp"
+#include "runner/state/cache_entry.hpp"
 #include "support/command.hpp"
 #include "support/file_io.hpp"
 #include "plb/sandbox/digest.hpp"

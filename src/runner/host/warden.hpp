@@ -34,7 +34,7 @@
 
 #include "runner/engine/engine_json.hpp"
 
-#include "runner/host/refusal.hpp"
+#include "runner/state/refusal.hpp"
 
 namespace plb::runner {
 

@@ -11,7 +11,7 @@
 #include "runner/score/judge.hpp"
 #include "support/failure.hpp"
 #include "runner/score/output_files.hpp"
-#include "runner/score/owner.hpp"
+#include "runner/container/owner.hpp"
 #include "runner/score/provenance_seal.hpp"
 #include "runner/container/cpu_allocator.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
@@ -19,7 +19,7 @@
 #include "plb/sandbox/predictions_parser.hpp"
 #include "runner/host/preflight.hpp"
 #include "runner/container/run_directory.hpp"
-#include "runner/score/run_id.hpp"
+#include "runner/container/run_id.hpp"
 #include "runner/container/sweep.hpp"
 #include "runner/host/warden.hpp"
 

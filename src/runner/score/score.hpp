@@ -62,16 +62,9 @@ struct run_hooks {
 };
 
 // Throws failure with the verdict of any unsuccessful run, after removing its container, and
-// `interrupted` once a stop request has been honoured (nothing published).
+// `interrupted` once a stop request has been honoured (nothing published). The runner's API
+// (api/runner.hpp) turns that into a result.
 void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report);
-
-// sandbox_score's outcome as the runner API's result: every failure caught, `request` checked
-// (fresh outputs included) under the runner API's field names.
-sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks);
-
-// The same for the in-memory API: `request` checked (the same rules, and the matrix's shape,
-// values and size), run by sandbox_score without publishing, the predictions returned.
-sandbox::in_memory_result score_in_memory_to_result(const sandbox::in_memory_request& request, const run_hooks& hooks);
 
 // The policy a run of `request` gets, with its snapshot at `script_path`. Throws failure(internal_error).
 sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,

@@ -16,7 +16,7 @@
 
 #include "plb/sandbox/digest.hpp"
 #include "runner/host/runsc_identity.hpp"
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 
 namespace plb::runner {
 namespace {

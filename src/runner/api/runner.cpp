@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// plb::sandbox::score and score_in_memory: the runner API over the runner's units. Every failure
-// becomes a result with the verdict's exit code and one clean line; nothing escapes as an exception.
-#include "plb/sandbox/runner.hpp"
+// plb::sandbox::score and score_in_memory: the runner API over the runner's units, the top room
+// of the runner's ladder. Every failure becomes a result with the verdict's exit code and one
+// clean line; nothing escapes as an exception.
+#include "runner/api/runner.hpp"
 
 #include <chrono>
 
+#include "plb/sandbox/runner.hpp"
 #include "runner/score/in_memory_request.hpp"
 #include "runner/score/request_check.hpp"
 #include "runner/score/score.hpp"

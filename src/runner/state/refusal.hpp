@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The host layer's one error type (support/problem.hpp lists each layer's): what is wrong with
 // the host, and the fix an operator can apply. A host check, the gVisor proof, the state
-// directories and the warden's judgement each return host_result<T>.
+// directories and the warden's judgement each return host_result<T>. It lives in state/, the
+// lowest room that refuses a host, so that host/ and container/ both stand on it.
 #pragma once
 
 #include <stdexcept>

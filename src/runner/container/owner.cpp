@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runner/score/owner.hpp"
+#include "runner/container/owner.hpp"
 
 #include <unistd.h>
 

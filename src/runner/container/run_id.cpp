@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runner/score/run_id.hpp"
+#include "runner/container/run_id.hpp"
 
 #include <sys/random.h>
 

@@ -2,13 +2,15 @@
 // The tool's state directories. Everything a run trusts passes through them (the script snapshot
 // that becomes the container's only mount, the gVisor proof cache), so each must be a real
 // directory (not a symlink), owned by root and writable by nobody else: otherwise another local
-// user could swap the snapshot after its digest was checked, or plant a proof.
+// user could swap the snapshot after its digest was checked, or plant a proof. In state/, below
+// the container's life (the run directory, the reaper, the CPU leases) and the host checks, which
+// both use them.
 #pragma once
 
 #include <optional>
 #include <string>
 
-#include "runner/host/refusal.hpp"
+#include "runner/state/refusal.hpp"
 #include "support/file_io.hpp"
 
 namespace plb::runner {

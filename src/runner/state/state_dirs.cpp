@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

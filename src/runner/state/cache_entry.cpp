@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runner/host/cache_entry.hpp"
+#include "runner/state/cache_entry.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "support/file_io.hpp"
-#include "runner/host/state_dirs.hpp"
+#include "runner/state/state_dirs.hpp"
 
 namespace plb::runner {
 namespace {
