@@ -1,22 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// verify's pure parts: comparing predictions files, choosing a fresh path, choosing the lines
-// `batch --verify` re-runs, and its exit codes.
+// verify's pure parts: comparing predictions files, choosing a fresh path, and its exit codes.
+// (The lines `batch --verify` re-runs are chosen in the batch layer: unit/batch/batch_verify_test.)
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
-#include "batch/batch_finish.hpp"
 #include "runner/score/verify.hpp"
 
 namespace plb::runner {
 namespace {
-
-// batch --verify's choice of lines is tested here beside verify itself.
-using batch::choose_verified;
-using batch::selection_text;
-using batch::verify_candidate;
 
 TEST(VerifyCompare, IdenticalFilesReproduce) {
   const std::string csv = "row,prediction\n0,1.5\n1,2\n";
@@ -67,36 +61,6 @@ TEST(VerifyCodes, EachMismatchHasItsOwnCodeApartFromEveryVerdict) {
     for (std::size_t j = 0; j < i; ++j)
       EXPECT_NE(verify_mismatch_table[i].exit_code, verify_mismatch_table[j].exit_code);
   }
-}
-
-std::vector<verify_candidate> candidates() {
-  return {{"a", 1, 1.0, 9.0, 100}, {"b", 2, 3.0, 1.0, 300}, {"c", 3, 2.0, 5.0, 200}, {"d", 4, 0.5, 0.1, 50}};
-}
-
-std::vector<std::string> ids(const std::vector<verify_candidate>& v) {
-  std::vector<std::string> s;
-  for (const auto& c : v) s.push_back(c.id);
-  return s;
-}
-
-TEST(BatchVerify, TopByTheChosenColumn) {
-  EXPECT_EQ(ids(choose_verified(candidates(), 2, "wall_seconds", std::nullopt)), (std::vector<std::string>{"b", "c"}));
-  EXPECT_EQ(ids(choose_verified(candidates(), 2, "cpu_seconds", std::nullopt)), (std::vector<std::string>{"a", "c"}));
-  EXPECT_EQ(ids(choose_verified(candidates(), 1, "memory_peak_bytes", std::nullopt)), (std::vector<std::string>{"b"}));
-  EXPECT_EQ(ids(choose_verified(candidates(), 3, "line", std::nullopt)), (std::vector<std::string>{"a", "b", "c"}));
-  EXPECT_EQ(choose_verified(candidates(), 10, "line", std::nullopt).size(), 4u);
-}
-
-TEST(BatchVerify, ASampleIsTheSameForTheSameSeed) {
-  const auto one = ids(choose_verified(candidates(), 2, "wall_seconds", 42));
-  EXPECT_EQ(one, ids(choose_verified(candidates(), 2, "wall_seconds", 42)));
-  EXPECT_EQ(one.size(), 2u);
-  bool other = false;
-  for (std::uint64_t seed = 1; seed < 20 && !other; ++seed)
-    other = ids(choose_verified(candidates(), 2, "wall_seconds", seed)) != one;
-  EXPECT_TRUE(other);
-  EXPECT_EQ(selection_text(2, "wall_seconds", 42), "random sample of 2 successes; seed 42");
-  EXPECT_EQ(selection_text(2, "cpu_seconds", std::nullopt), "top 2 successes by cpu_seconds");
 }
 
 }  // namespace
