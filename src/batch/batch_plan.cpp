@@ -33,12 +33,12 @@ std::string absolute_from(const std::filesystem::path& base, const std::string& 
 std::string read_manifest(const std::string& path, const sandbox::manifest_options& options) {
   const opened_file file = open_regular_file(path);
   if (!file) fail(verdict::input_refused, "--manifest " + path + ": " + describe(file));
-  read_result r = read_up_to(file.fd.get(), options.max_bytes);
-  if (r.error == read_error::too_large)
+  auto r = read_up_to(file.fd.get(), options.max_bytes);
+  if (!r && is_too_large(r.error()))
     fail(verdict::input_refused,
          "--manifest " + path + ": larger than " + std::to_string(options.max_bytes) + " bytes");
   if (!r) fail(verdict::input_refused, "--manifest " + path + ": cannot be read");
-  return std::move(r.data);
+  return std::move(*r);
 }
 
 sandbox::scoring_request resolve(const sandbox::manifest_entry& e, const batch_config& config,

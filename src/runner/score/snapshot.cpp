@@ -23,12 +23,12 @@ verified_script read_script(const std::string& model_path, const sandbox::sha256
   const opened_file in = open_regular_file(model_path);
   if (!in) refuse("--model " + model_path + ": " + describe(in));
   // One bounded read: what is hashed is exactly what is copied, whatever happens to the file.
-  read_result r = read_up_to(in.fd.get(), max_bytes);
-  if (r.error == read_error::too_large)
+  auto r = read_up_to(in.fd.get(), max_bytes);
+  if (!r && is_too_large(r.error()))
     refuse("--model " + model_path + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB script limit");
-  if (!r) refuse("--model " + model_path + ": " + std::strerror(r.errno_value));
+  if (!r) refuse("--model " + model_path + ": " + r.error().what);
 
-  return verify_script(std::move(r.data), expected, max_bytes, "--model " + model_path);
+  return verify_script(std::move(*r), expected, max_bytes, "--model " + model_path);
 }
 
 verified_script verify_script(std::string bytes, const sandbox::sha256_digest& expected, std::size_t max_bytes,
