@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "batch/backend.hpp"
 #include "batch/batch.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
@@ -21,9 +22,20 @@ std::string manifest_limit_name(sandbox::limit_field f) {
   return "limits." + std::string(sandbox::info(f).name);
 }
 
-constexpr field_names manifest_names{
-    "model",     "model_sha256", "runtime_image",           "features",          "id_column",
-    "task_type", "output",       "output (its provenance)", &manifest_limit_name};
+}  // namespace
+
+const field_names manifest_names{"model",
+                                 "model_sha256",
+                                 "runtime_image",
+                                 "data",
+                                 "features",
+                                 "id_column",
+                                 "task_type",
+                                 "output",
+                                 "output (its provenance)",
+                                 &manifest_limit_name};
+
+namespace {
 
 std::string absolute_from(const std::filesystem::path& base, const std::string& path) {
   if (path.empty()) return path;
