@@ -52,6 +52,11 @@ struct batch_start {
 };
 batch_start start_batch(const batch_config& config, const batch_plan& plan, const output_dir& dir);
 
+// A line's fields as its messages name them: the manifest's keys ("model", "data", ...), whether
+// the value came from the line or from the command line's default. Planning checks each line under
+// them, and its run's messages use them too (batch_plan.cpp).
+extern const field_names manifest_names;
+
 // Runs one line to its outcome and writes its signed record (not for a stopped run: nothing is
 // recorded, the line runs again next time). A success's record carries the digests of the CSV and
 // provenance as they are in `dir` once published.

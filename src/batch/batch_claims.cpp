@@ -117,10 +117,10 @@ std::vector<std::string> list_names(int fd) {
 }
 
 claim_dir::claim_dir(const output_dir& dir) : path_(dir.path + "/slurm"), owner_(dir.owner) {
-  slurm_ = open_private_subdir(dir.fd.get(), dir.path, "slurm");
-  claims_ = open_private_subdir(slurm_.get(), path_, "claims");
-  lost_ = open_private_subdir(slurm_.get(), path_, "lost");
-  workers_ = open_private_subdir(slurm_.get(), path_, "workers");
+  slurm_ = open_output_subdir(dir.fd.get(), dir.path, "slurm");
+  claims_ = open_output_subdir(slurm_.get(), path_, "claims");
+  lost_ = open_output_subdir(slurm_.get(), path_, "lost");
+  workers_ = open_output_subdir(slurm_.get(), path_, "workers");
 }
 
 bool claim_dir::try_claim(const std::string& id, const claim_info& claim) const {

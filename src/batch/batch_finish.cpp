@@ -50,7 +50,7 @@ void verify_lines(const batch_finish_flags& flags, const batch_config& config, c
   if (flags.verify_sample && !seed) seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
   const auto chosen = choose_verified(std::move(successes), flags.verify, flags.verify_by, seed);
   const output_dir dir = open_output_dir(config.output_dir, true);
-  (void)open_private_subdir(dir.fd.get(), dir.path, "verify");
+  (void)open_output_subdir(dir.fd.get(), dir.path, "verify");
   std::vector<report_verify_row> rows;
   const std::string selected = selection_text(flags.verify, flags.verify_by, seed);
   try {

@@ -42,7 +42,7 @@ line_outcome run_line(const batch_item& item, const run_hooks& hooks, const outp
   run_hooks with_origin = hooks;  // the provenance names the node and worker too
   with_origin.node = origin.node;
   with_origin.worker = origin.worker;
-  const sandbox::scoring_result r = score_to_result(item.request, with_origin);
+  const sandbox::scoring_result r = score_to_result(item.request, with_origin, manifest_names);
   line_outcome o;
   o.node = origin.node;
   o.worker = origin.worker;

@@ -24,7 +24,7 @@ output_dir open_output_dir(const std::string& dir, bool lock, const host_key& ke
   if (!out.fd)
     refuse(errno == ENOTDIR || errno == ELOOP ? "not a directory (symlinks are refused)" : std::strerror(errno));
   // The descriptor's own inode is checked: what the path names later does not matter.
-  if (const std::string why = private_dir_problem(out.fd.get(), dir, out.owner); !why.empty()) refuse(why);
+  if (const auto checked = check_private_dir(out.fd.get(), dir, out.owner); !checked) refuse(checked.error().what);
   if (!lock) return out;
   out.lock.reset(::openat(out.fd.get(), ".plb-batch.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!out.lock) refuse(std::string("cannot create its lock file: ") + std::strerror(errno));
@@ -34,6 +34,12 @@ output_dir open_output_dir(const std::string& dir, bool lock, const host_key& ke
 }
 
 output_dir open_output_dir(const std::string& dir, bool lock) { return open_output_dir(dir, lock, this_host_key()); }
+
+unique_fd open_output_subdir(int dir_fd, const std::string& dir, const std::string& name) {
+  auto sub = open_private_subdir(dir_fd, dir, name);
+  if (!sub) fail(sandbox::verdict::usage_error, "--output-dir: " + sub.error().what);
+  return std::move(*sub);
+}
 
 std::string csv_name(const std::string& id) { return id + ".csv"; }
 std::string provenance_name(const std::string& id) { return id + ".csv.sandbox.json"; }

@@ -29,6 +29,10 @@ output_dir open_output_dir(const std::string& dir, bool lock, const host_key& ke
 // The same with this host's key (this_host_key(): failure(host_refused) if it is unsafe).
 output_dir open_output_dir(const std::string& dir, bool lock);
 
+// The subdirectory `name` of the output directory at `dir` (open as `dir_fd`), made and checked by
+// open_private_subdir. Throws failure(usage_error) naming --output-dir.
+unique_fd open_output_subdir(int dir_fd, const std::string& dir, const std::string& name);
+
 // A line's files in the directory.
 std::string csv_name(const std::string& id);
 std::string provenance_name(const std::string& id);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "batch/backend.hpp"
 #include "batch/batch.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
@@ -21,9 +22,20 @@ std::string manifest_limit_name(sandbox::limit_field f) {
   return "limits." + std::string(sandbox::info(f).name);
 }
 
-constexpr field_names manifest_names{
-    "model",     "model_sha256", "runtime_image",           "features",          "id_column",
-    "task_type", "output",       "output (its provenance)", &manifest_limit_name};
+}  // namespace
+
+const field_names manifest_names{"model",
+                                 "model_sha256",
+                                 "runtime_image",
+                                 "data",
+                                 "features",
+                                 "id_column",
+                                 "task_type",
+                                 "output",
+                                 "output (its provenance)",
+                                 &manifest_limit_name};
+
+namespace {
 
 std::string absolute_from(const std::filesystem::path& base, const std::string& path) {
   if (path.empty()) return path;
@@ -33,12 +45,12 @@ std::string absolute_from(const std::filesystem::path& base, const std::string& 
 std::string read_manifest(const std::string& path, const sandbox::manifest_options& options) {
   const opened_file file = open_regular_file(path);
   if (!file) fail(verdict::input_refused, "--manifest " + path + ": " + describe(file));
-  read_result r = read_up_to(file.fd.get(), options.max_bytes);
-  if (r.error == read_error::too_large)
+  auto r = read_up_to(file.fd.get(), options.max_bytes);
+  if (!r && is_too_large(r.error()))
     fail(verdict::input_refused,
          "--manifest " + path + ": larger than " + std::to_string(options.max_bytes) + " bytes");
   if (!r) fail(verdict::input_refused, "--manifest " + path + ": cannot be read");
-  return std::move(r.data);
+  return std::move(*r);
 }
 
 sandbox::scoring_request resolve(const sandbox::manifest_entry& e, const batch_config& config,

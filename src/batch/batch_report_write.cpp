@@ -124,8 +124,8 @@ std::string write_batch_report(const std::string& dir) {
     fail(sandbox::verdict::usage_error,
          cat({dir, ": ",
               errno == ENOTDIR || errno == ELOOP ? "not a directory (symlinks are refused)" : std::strerror(errno)}));
-  if (const std::string why = private_dir_problem(fd.get(), dir, owner); !why.empty())
-    fail(sandbox::verdict::usage_error, cat({dir, ": ", why}));
+  if (const auto checked = check_private_dir(fd.get(), dir, owner); !checked)
+    fail(sandbox::verdict::usage_error, cat({dir, ": ", checked.error().what}));
   const auto read = [&](const std::string& name, std::size_t max, bool required) -> std::optional<std::string> {
     if (!required && probe_entry(fd.get(), name, owner).kind == entry_kind::absent) return std::nullopt;
     auto text = read_own_file(fd.get(), name, owner, max);

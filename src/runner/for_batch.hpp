@@ -36,7 +36,7 @@ using runner::load_host_key;
 using runner::open_state_dir;   // the batch key lives in the tool's state directory
 using runner::preflight;        // once per image per batch
 using runner::run_hooks;        // a line's run, with the batch's preflight
-using runner::score_to_result;  // a line's run to its verdict, every failure caught
+using runner::score_to_result;  // a line's run to its verdict, every failure caught, in the manifest's names
 using runner::state_dir;
 using runner::sweep_orphans;  // once before the first line
 using runner::this_host_key;

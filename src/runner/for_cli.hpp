@@ -15,6 +15,7 @@
 #include "runner/host/warden.hpp"
 #include "runner/score/explain.hpp"
 #include "runner/score/request_check.hpp"
+#include "runner/api/runner.hpp"
 #include "runner/score/score_request.hpp"
 #include "runner/score/verify.hpp"
 #include "support/cancellation.hpp"
@@ -38,6 +39,7 @@ using runner::overdue;
 using runner::ping_warden;  // `warden --status`, and the service's status lines
 using runner::read_warden_clock;
 using runner::render_warden_status;
+using runner::score_checked;  // sandbox-score's run of the request its flags made, checked once
 using runner::score_request;
 using runner::sweep_orphans;
 using runner::verify_differs_exit_code;  // `verify`: the re-run and its words

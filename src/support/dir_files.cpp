@@ -71,31 +71,29 @@ result<unique_fd> open_own_file(int dir_fd, const std::string& name, uid_t owner
 result<std::string> read_own_file(int dir_fd, const std::string& name, uid_t owner, std::size_t max_bytes) {
   const auto fd = open_own_file(dir_fd, name, owner);
   if (!fd) return fd.error();
-  read_result r = read_up_to(fd->get(), max_bytes);
-  if (r) return std::move(r.data);
-  if (r.error == read_error::too_large) return problem::says("larger than " + std::to_string(max_bytes) + " bytes");
-  return errno_problem(r.errno_value);
+  return read_up_to(fd->get(), max_bytes);
 }
 
-std::string digest_of_fd(int fd) {
+result<std::string> digest_of_fd(int fd) {
   sandbox::sha256_hasher hasher;
   std::array<char, 1 << 16> buf{};
   while (true) {
     const ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return {};
+    if (n < 0) return errno_problem(errno);
     if (n == 0) break;
     hasher.update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
   }
   const auto d = hasher.finish();
-  return d ? d.digest.hex() : std::string();
+  if (!d) return problem::says("SHA-256 failed");
+  return d.digest.hex();
 }
 
 result<std::string> digest_own_file(int dir_fd, const std::string& name, uid_t owner) {
   const auto fd = open_own_file(dir_fd, name, owner);
   if (!fd) return fd.error();
-  std::string d = digest_of_fd(fd->get());
-  if (d.empty()) return problem::says("cannot be read");
+  auto d = digest_of_fd(fd->get());
+  if (!d) return problem::says("cannot be read");
   return d;
 }
 
@@ -153,32 +151,33 @@ void file_replacement::commit() {
   fd_.reset();
 }
 
-std::string private_dir_problem(int fd, const std::string& path, uid_t owner) {
+result<void> check_private_dir(int fd, const std::string& path, uid_t owner) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return std::strerror(errno);
-  if (!S_ISDIR(st.st_mode)) return "not a directory";
+  if (::fstat(fd, &st) != 0) return errno_problem(errno);
+  if (!S_ISDIR(st.st_mode)) return problem::says("not a directory");
   const std::string fresh = "use a new directory (plb-sandbox creates it 0700)";
   if (st.st_uid != owner)
-    return "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " + std::to_string(owner) +
-           "): its owner could plant results there; " + fresh + ", or check its files and chown " +
-           std::to_string(owner) + " " + path;
+    return problem::says("owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+                         std::to_string(owner) + "): its owner could plant results there; " + fresh +
+                         ", or check its files and chown " + std::to_string(owner) + " " + path);
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return std::string("writable by group or others (mode ") + mode + "): anyone who can write there could plant " +
-           "results; " + fresh + ", or check its files and chmod go-w " + path;
+    return problem::says(std::string("writable by group or others (mode ") + mode +
+                         "): anyone who can write there could plant results; " + fresh +
+                         ", or check its files and chmod go-w " + path);
   }
   return {};
 }
 
-unique_fd open_private_subdir(int dir_fd, const std::string& dir, const std::string& name) {
+result<unique_fd> open_private_subdir(int dir_fd, const std::string& dir, const std::string& name) {
   const std::string path = dir + "/" + name;
   if (::mkdirat(dir_fd, name.c_str(), 0700) != 0 && errno != EEXIST)
-    fail(sandbox::verdict::usage_error, "--output-dir: cannot create " + path + ": " + std::strerror(errno));
+    return problem("cannot create " + path + ": " + std::strerror(errno), errno);
   unique_fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd) fail(sandbox::verdict::usage_error, "--output-dir: " + path + ": not a directory (symlinks are refused)");
-  if (const std::string why = private_dir_problem(fd.get(), path, ::geteuid()); !why.empty())
-    fail(sandbox::verdict::usage_error, "--output-dir: " + path + ": " + why);
+  if (!fd) return problem::says(path + ": not a directory (symlinks are refused)");
+  if (const auto checked = check_private_dir(fd.get(), path, ::geteuid()); !checked)
+    return problem::says(path + ": " + checked.error().what);
   return fd;
 }
 

@@ -38,8 +38,8 @@ result<std::string> read_own_file(int dir_fd, const std::string& name, uid_t own
 // The SHA-256 (64 lowercase hex digits) of such a file, read as a stream.
 result<std::string> digest_own_file(int dir_fd, const std::string& name, uid_t owner);
 
-// The SHA-256 of everything left to read from `fd`; "" on a read error.
-std::string digest_of_fd(int fd);
+// The SHA-256 of everything left to read from `fd`, or the read's problem.
+result<std::string> digest_of_fd(int fd);
 
 // Writes `contents` to `name` through a dot-named temporary (mode 0600) and renameat(2), so a
 // reader never sees half of it. `dir` names the directory in messages. Throws failure(internal_error).
@@ -67,12 +67,12 @@ class file_replacement {
   unique_fd fd_;
 };
 
-// The directory `name` under `dir_fd`, created 0700 if missing, opened O_NOFOLLOW and checked
-// like the output directory. Throws failure(usage_error) naming `dir`/`name`.
-unique_fd open_private_subdir(int dir_fd, const std::string& dir, const std::string& name);
+// The directory `name` under `dir_fd`, created 0700 if missing, opened O_NOFOLLOW and checked by
+// check_private_dir; otherwise the problem, which names `dir`/`name` (the caller names the field).
+result<unique_fd> open_private_subdir(int dir_fd, const std::string& dir, const std::string& name);
 
-// Why the directory open as `fd` is not the tool's to trust, or "" when it is: a real directory,
-// owned by `owner`, not writable by group or others. The fix is part of the text.
-std::string private_dir_problem(int fd, const std::string& path, uid_t owner);
+// Nothing when the directory open as `fd` is the tool's to trust: a real directory, owned by
+// `owner`, not writable by group or others. Otherwise why not, with the fix (`path` in its words).
+result<void> check_private_dir(int fd, const std::string& path, uid_t owner);
 
 }  // namespace plb

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the top of a run throws (support/problem.hpp: below it, calls return results): a
-// `failure` ends the run with a verdict and one line for the operator, built only from the tool's
-// own words, operator input and daemon facts, never from anything the script printed; an
-// `interrupted` ends it on a stop request, once the container and run directory are gone.
+// The second half of the error rule (problem.hpp has the first): where the run must end, throw
+// failure(verdict, line) (fail() below), never return it. A `failure` ends the run with a verdict
+// and one line for the operator, built only from the tool's own words, operator input and daemon
+// facts, never from anything the script printed; an `interrupted` ends it on a stop request, once
+// the container and run directory are gone. They are caught only where an outcome is made: the
+// runner API turns them into its result (runner.cpp), the CLI's main into an exit code, a batch
+// into its line's verdict; elsewhere a catch only records one and goes on (a cleanup that must
+// still run, an optional report) or adds where it happened and throws again.
 #pragma once
 
 #include <stdexcept>

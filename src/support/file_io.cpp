@@ -52,41 +52,33 @@ std::string describe(const opened_file& f) {
   return std::strerror(f.errno_value);
 }
 
-read_result read_up_to(int fd, std::size_t max_bytes) {
-  read_result r;
+result<std::string> read_up_to(int fd, std::size_t max_bytes) {
+  std::string data;
   // One byte past the limit is enough to know the file is too large. The buffer grows as the file
   // does: sizing it to the limit up front would touch every page of it (64 MiB for a manifest).
   const std::size_t cap = max_bytes + 1;
-  r.data.resize(std::min<std::size_t>(cap, std::size_t{64} * 1024));
+  data.resize(std::min<std::size_t>(cap, std::size_t{64} * 1024));
   std::size_t got = 0;
   while (got < cap) {
-    if (got == r.data.size()) r.data.resize(std::min(cap, r.data.size() * 2));
-    const ssize_t n = ::read(fd, r.data.data() + got, r.data.size() - got);
+    if (got == data.size()) data.resize(std::min(cap, data.size() * 2));
+    const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      r.error = read_error::system;
-      r.errno_value = errno;
-      r.data.clear();
-      return r;
-    }
+    if (n < 0) return errno_problem(errno);
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }
-  if (got > max_bytes) {
-    r.error = read_error::too_large;
-    r.data.clear();
-    return r;
-  }
-  r.data.resize(got);
-  return r;
+  // EFBIG marks the size: read(2) itself never fails with it.
+  if (got > max_bytes) return problem("larger than " + std::to_string(max_bytes) + " bytes", EFBIG);
+  data.resize(got);
+  return data;
 }
 
-std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes) {
+bool is_too_large(const problem& p) noexcept { return p.errno_value == EFBIG; }
+
+result<std::string> read_file(const std::string& path, std::size_t max_bytes) {
   const opened_file f = open_regular_file(path);
-  if (!f) return std::nullopt;
-  read_result r = read_up_to(f.fd.get(), max_bytes);
-  if (!r) return std::nullopt;
-  return std::move(r.data);
+  if (!f) return problem(describe(f), f.errno_value);
+  return read_up_to(f.fd.get(), max_bytes);
 }
 
 result<void> write_all(int fd, std::string_view data) {

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tool's file helpers, so every unit opens, reads and writes files the same way.
 //
-// Operator-named files (--model, --data, the docker CLI config) are opened with O_PATH first and
+// Operator-named files (the script, the data, the docker CLI config) are opened with O_PATH first and
 // checked with fstat before any real open: a FIFO would block the open forever, and a device
 // node must never be opened as root just to be refused. Only a regular file is then reopened,
 // through /proc/self/fd, which names exactly the inode that was checked.
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -60,21 +59,19 @@ opened_file open_regular_file(const std::string& path) noexcept;
 // "not a regular file" or strerror: the reason for a failed open_regular_file, for messages.
 std::string describe(const opened_file& f);
 
-enum class read_error { none, system, too_large };
+// Reads at most `max_bytes` (one byte more is too large: see is_too_large), retrying EINTR.
+result<std::string> read_up_to(int fd, std::size_t max_bytes);
 
-struct read_result {
-  std::string data;
-  read_error error = read_error::none;
-  int errno_value = 0;
-  explicit operator bool() const noexcept { return error == read_error::none; }
-};
+// A read_up_to problem that is the size, not the system: "larger than N bytes", with EFBIG.
+bool is_too_large(const problem& p) noexcept;
 
-// Reads at most `max_bytes` (one byte more means too_large), retrying EINTR.
-read_result read_up_to(int fd, std::size_t max_bytes);
+// The bytes the tool reads from files it does not hold open (cgroup counters, caches, the docker
+// CLI's configuration): at most this, unless the caller says otherwise.
+inline constexpr std::size_t small_file_bytes = std::size_t{64} * 1024;
 
-// A small regular file (cgroup counters, caches, configuration), at most `max_bytes`; nullopt if
-// it cannot be opened, is not a regular file, or is larger.
-std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes = std::size_t{64} * 1024);
+// A whole regular file of at most `max_bytes`, opened as open_regular_file opens it; otherwise
+// why not ("not a regular file", the system's reason, or too large).
+result<std::string> read_file(const std::string& path, std::size_t max_bytes = small_file_bytes);
 
 // Writes all of `data` to `fd`, retrying short writes and EINTR.
 result<void> write_all(int fd, std::string_view data);

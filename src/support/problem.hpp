@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one error idiom of the compiled layers: a call that can fail in a way its caller handles
-// returns boost::system::result<T, E>, with one error type per layer, and only the top of a run
-// throws (failure.hpp: a verdict and a line for the operator). The layers' error types:
+// The error rule of the compiled layers, in two halves.
+//
+// Where the caller decides what a failure means, a call returns boost::system::result<T, E>, with
+// one error type per layer, whose words the caller may prefix with its own (the field or path as
+// its caller knows it) before passing it up:
 //   support (plb::)          problem: what went wrong, in words, and the errno behind it if any
 //   runner engine            engine_error (runner/engine/engine_error.hpp): unreachable, status, bad reply
-//   runner host checks       refusal (runner/state/refusal.hpp): what is wrong with the host, and the fix
-// Each type has a throw_exception_from_error, so result::value() on an error throws a
+//   runner state, host       refusal (runner/state/refusal.hpp): what is wrong with the host, and the fix
+// Never an empty string or a struct of its own for "failed", never an out-parameter for the
+// reason; an optional means only "there may be none" (a cache miss, a counter a kernel lacks).
+//
+// Where the run must end, the code throws failure(verdict, line) instead (failure.hpp): it is
+// caught only where an outcome is made (the runner API's result, the CLI's main, a batch's line).
+// The engine layer never throws it. ci/check-error-rule refuses what a script can see of this.
+//
+// Each error type has a throw_exception_from_error, so result::value() on an error throws a
 // std::runtime_error with its words (a programming error: callers test the result first).
 #pragma once
 

@@ -87,16 +87,16 @@ class score_command final : public command {
 
  private:
   int run_score(const sandbox::stop_source& stop) {
-    // The flags are checked here first, so a bad value is named by its flag; the runner checks the
-    // same rules again under its field names.
-    check_score_flags(flags_);
+    // Built and checked once, under the flags' names: a bad value ends here as a failure naming its
+    // flag, and whatever the run says later about a field names its flag too.
+    const score_request request = check_score_flags(flags_);
     sandbox::scoring_result result;
     {
       status_line status(::isatty(STDERR_FILENO) == 1);
       sandbox::scoring_options options;
       options.stop = &stop;
       options.on_progress = [&status](const sandbox::scoring_progress& p) { status.show(p); };
-      result = sandbox::score(request_from_flags(flags_), options);
+      result = score_checked(request, options);
     }
     if (json_) print_json(result);
     if (result.stopped_by) report_stop_and_die(result.stopped_by);

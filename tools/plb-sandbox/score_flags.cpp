@@ -87,9 +87,9 @@ sandbox::scoring_request request_from_flags(const score_flags& f) {
 }
 
 score_request check_score_flags(const score_flags& f) {
-  static constexpr field_names flags{"--model",     "--model-sha256", "--runtime-image", "--feature",
-                                     "--id-column", "--task-type",    "--output",        "--output (its provenance)",
-                                     &flag_of};
+  static constexpr field_names flags{
+      "--model",     "--model-sha256", "--runtime-image",           "--data", "--feature", "--id-column",
+      "--task-type", "--output",       "--output (its provenance)", &flag_of};
   return check_request(request_from_flags(f), flags);
 }
 

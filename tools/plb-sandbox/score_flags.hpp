@@ -36,7 +36,8 @@ std::uint64_t parse_limit_flag(const char* flag, sandbox::limit_field f, const s
 // The runner's request from the flags; throws failure(usage_error) naming the first bad flag.
 sandbox::scoring_request request_from_flags(const score_flags& flags);
 
-// request_from_flags, then every check, with flags' names in the messages.
+// request_from_flags, then every check, with flags' names in the messages; the checked request
+// keeps them for the run's own messages (score_checked).
 score_request check_score_flags(const score_flags& flags);
 
 }  // namespace plb::cli

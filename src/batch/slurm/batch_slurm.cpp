@@ -73,7 +73,7 @@ std::string job_script(const batch_config& config, const slurm_options& options)
 std::string submit(const batch_config& config, const output_dir& dir, const batch_plan& plan,
                    const slurm_options& options, const std::vector<std::size_t>& lines) {
   const std::string slurm_dir = config.output_dir + "/slurm";
-  const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
+  const unique_fd slurm = open_output_subdir(dir.fd.get(), dir.path, "slurm");
   replace_file_at(slurm.get(), slurm_dir, "job.sh", job_script(config, options));
   const claim_dir claims(dir);
   claims.put("lines", render_line_list(lines));
@@ -100,7 +100,7 @@ std::string submit(const batch_config& config, const output_dir& dir, const batc
 
 // The job recorded in slurm/job-id if Slurm still has some of its tasks queued, else "".
 std::string queued_job(const output_dir& dir) {
-  const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
+  const unique_fd slurm = open_output_subdir(dir.fd.get(), dir.path, "slurm");
   const auto text = read_own_file(slurm.get(), "job-id", dir.owner, 64);
   if (!text) return {};
   const std::string job = text->substr(0, text->find('\n'));
@@ -194,7 +194,7 @@ batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& 
   const summary_header header{
       config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}};
   const std::string job_id = config.output_dir + "/slurm/job-id";
-  const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
+  const unique_fd slurm = open_output_subdir(dir.fd.get(), dir.path, "slurm");
   const auto job = read_own_file(slurm.get(), "job-id", dir.owner, 64);
   if (!job)
     fail(verdict::usage_error, "--collect: " + job_id + ": no submission recorded here (" + job.error().what + ")");

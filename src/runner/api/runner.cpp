@@ -53,14 +53,31 @@ Result to_result(const char* success_message, Body&& body) {
 
 }  // namespace
 
-sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks) {
+namespace {
+
+// A file request's run, its outputs' paths into `result`.
+void score_files(const score_request& checked, const run_hooks& hooks, run_report& run,
+                 sandbox::scoring_result& result) {
+  sandbox_score(checked, hooks, run);
+  result.predictions_path = run.predictions_path;
+  result.provenance_path = run.provenance_path;
+}
+
+}  // namespace
+
+sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks,
+                                        const field_names& names) {
   return to_result<sandbox::scoring_result>("predictions and provenance written",
                                             [&](run_report& run, sandbox::scoring_result& result) {
-                                              const score_request checked = check_request(request, api_field_names());
-                                              sandbox_score(checked, hooks, run);
-                                              result.predictions_path = run.predictions_path;
-                                              result.provenance_path = run.provenance_path;
+                                              score_files(check_request(request, names), hooks, run, result);
                                             });
+}
+
+sandbox::scoring_result score_checked(const score_request& checked, const sandbox::scoring_options& options) {
+  const run_hooks hooks{cancellation(options.stop), options.on_progress};
+  return to_result<sandbox::scoring_result>(
+      "predictions and provenance written",
+      [&](run_report& run, sandbox::scoring_result& result) { score_files(checked, hooks, run, result); });
 }
 
 sandbox::in_memory_result score_in_memory_to_result(const sandbox::in_memory_request& request, const run_hooks& hooks) {
@@ -78,7 +95,8 @@ sandbox::in_memory_result score_in_memory_to_result(const sandbox::in_memory_req
 namespace plb::sandbox {
 
 scoring_result score(const scoring_request& request, const scoring_options& options) {
-  return runner::score_to_result(request, runner::run_hooks{cancellation(options.stop), options.on_progress});
+  return runner::score_to_result(request, runner::run_hooks{cancellation(options.stop), options.on_progress},
+                                 runner::api_field_names());
 }
 
 in_memory_result score_in_memory(const in_memory_request& request, const scoring_options& options) {

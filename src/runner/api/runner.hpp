@@ -11,8 +11,13 @@
 namespace plb::runner {
 
 // sandbox_score's outcome as the runner API's result: every failure caught, `request` checked
-// (fresh outputs included) under the runner API's field names.
-sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks);
+// (fresh outputs included) under `names`, which every later message uses too.
+sandbox::scoring_result score_to_result(const sandbox::scoring_request& request, const run_hooks& hooks,
+                                        const field_names& names);
+
+// The same for a request its caller has already checked under its own names (the command line's
+// flags, by check_request): it is not checked again.
+sandbox::scoring_result score_checked(const score_request& checked, const sandbox::scoring_options& options);
 
 // The same for the in-memory API: `request` checked (the same rules, and the matrix's shape,
 // values and size), run by sandbox_score without publishing, the predictions returned.

@@ -13,7 +13,7 @@ namespace plb::runner {
 namespace {
 
 std::optional<std::uint64_t> read_number(const std::string& path) {
-  auto s = read_small_file(path);
+  auto s = read_file(path);
   if (!s) return std::nullopt;
   std::uint64_t v = 0;
   const auto r = std::from_chars(s->data(), s->data() + s->size(), v);
@@ -23,7 +23,7 @@ std::optional<std::uint64_t> read_number(const std::string& path) {
 
 // "key value" lines (memory.oom_control, memory.events, pids.events, cpu.stat).
 std::optional<std::uint64_t> read_key(const std::string& path, std::string_view key) {
-  auto s = read_small_file(path);
+  auto s = read_file(path);
   if (!s) return std::nullopt;
   std::istringstream lines(*s);
   std::string k;

@@ -9,9 +9,9 @@ namespace plb::runner {
 
 namespace bp = boost::process::v2;
 
-std::optional<client_process> launch_client(boost::asio::io_context& ctx, const std::vector<std::string>& arguments,
-                                            const std::string& private_config_dir, const std::string& cpus,
-                                            client_pipes pipes, std::string& problem) {
+result<client_process> launch_client(boost::asio::io_context& ctx, const std::vector<std::string>& arguments,
+                                     const std::string& private_config_dir, const std::string& cpus,
+                                     client_pipes pipes) {
   const std::vector<std::string> environment = docker_client_environment(private_config_dir);
   std::vector<const char*> envp;
   envp.reserve(environment.size() + 1);
@@ -25,10 +25,7 @@ std::optional<client_process> launch_client(boost::asio::io_context& ctx, const 
   bp::error_code ec;
   auto proc = launcher(ctx, ec, bp::filesystem::path(docker_binary), arguments,
                        bp::process_stdio{pipes.in, pipes.out, pipes.err}, setup);
-  if (ec) {
-    problem = "cannot start " + std::string(docker_binary) + ": " + ec.message();
-    return std::nullopt;
-  }
+  if (ec) return problem::says("cannot start " + std::string(docker_binary) + ": " + ec.message());
   return proc;
 }
 

@@ -4,12 +4,13 @@
 // process group and the run's CPUs (child_setup).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <boost/asio.hpp>
 #include <boost/process/v2.hpp>
+
+#include "support/problem.hpp"
 
 namespace plb::runner {
 
@@ -23,11 +24,11 @@ struct client_pipes {
   boost::asio::readable_pipe& err;
 };
 
-// The started client, or nullopt with `problem` saying why it could not be started.
-// `cpus`: the run's --cpuset-cpus list ("" : anywhere).
-std::optional<client_process> launch_client(boost::asio::io_context& ctx, const std::vector<std::string>& arguments,
-                                            const std::string& private_config_dir, const std::string& cpus,
-                                            client_pipes pipes, std::string& problem);
+// The started client, or why it could not be started. `cpus`: the run's --cpuset-cpus list
+// ("" : anywhere).
+result<client_process> launch_client(boost::asio::io_context& ctx, const std::vector<std::string>& arguments,
+                                     const std::string& private_config_dir, const std::string& cpus,
+                                     client_pipes pipes);
 
 // The docker client's environment: nothing of the operator's, only what points it at the local
 // daemon with an empty private configuration (no contexts, plugins or credential helpers).

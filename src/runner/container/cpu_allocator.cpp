@@ -121,8 +121,11 @@ cpu_lease cpu_allocator::acquire(std::uint64_t millicores, const cancellation& c
 }
 
 cpu_allocator host_cpu_allocator() {
-  const unique_fd state = open_state_dir();
-  return cpu_allocator(open_private_subdir(state.get(), state_dir, "cpus"), allowed_cpus());
+  const auto state = open_state_dir();
+  if (!state) fail(state.error());
+  auto cpus = open_private_subdir(state->get(), state_dir, "cpus");
+  if (!cpus) fail(sandbox::verdict::host_refused, cpus.error().what);
+  return cpu_allocator(std::move(*cpus), allowed_cpus());
 }
 
 }  // namespace plb::runner

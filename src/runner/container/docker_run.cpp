@@ -104,8 +104,11 @@ class watchdog_run {
   // should this process die now, the reaper ends a client that could have asked nothing.
   void launch() {
     auto proc = launch_client(ctx_, request_.arguments, request_.private_config_dir, request_.client_cpus,
-                              {stdin_, stdout_, stderr_}, outcome_.start_problem);
-    if (!proc) return;
+                              {stdin_, stdout_, stderr_});
+    if (!proc) {
+      outcome_.start_problem = proc.error().what;
+      return;
+    }
     process_.emplace(std::move(*proc));
     if (request_.watcher) request_.watcher->watch_client(process_->id());
   }

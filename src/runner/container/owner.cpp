@@ -11,8 +11,9 @@ namespace plb::runner {
 namespace {
 
 std::string first_line(const std::string& path) {
-  const std::string text = read_small_file(path).value_or("");
-  return text.substr(0, text.find('\n'));
+  const auto text = read_file(path);
+  if (!text) return {};  // unreadable: that part of the owner label is left empty
+  return text->substr(0, text->find('\n'));
 }
 
 // Field 22 of /proc/<pid>/stat, after the parenthesised command name (which may hold spaces).

@@ -17,7 +17,9 @@
 namespace plb::runner {
 
 run_directory::run_directory(const std::string& run_id) {
-  const unique_fd runs = open_runs_dir();
+  const auto opened = open_runs_dir();
+  if (!opened) fail(opened.error());
+  const unique_fd& runs = *opened;
   path_ = std::string(runs_dir) + "/" + run_id;
   if (::mkdirat(runs.get(), run_id.c_str(), 0700) != 0)
     fail(sandbox::verdict::host_refused,

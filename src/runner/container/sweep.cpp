@@ -24,13 +24,14 @@ sweep_report sweep_orphans(const docker_engine& engine) { return sweep_orphans(e
 
 sweep_report sweep_orphans(const docker_engine& engine, labelled_list listed) {
   sweep_report report;
-  const unique_fd runs = open_runs_dir();
+  const auto runs = open_runs_dir();
+  if (!runs) fail(runs.error());
   if (!listed) listed = engine.list_labelled();
   if (!*listed) fail(sandbox::verdict::cleanup_failed, listed->error().message());
   report.left_out = (*listed)->left_out;
   for (const auto& c : (*listed)->containers) {
     const std::string id = run_id_of(c.name, c.run_label);
-    const run_liveness live = id.empty() ? run_liveness::missing : probe_run(runs.get(), id);
+    const run_liveness live = id.empty() ? run_liveness::missing : probe_run(runs->get(), id);
     if (live == run_liveness::missing) {
       report.not_ours.push_back(c.name);
     } else if (live == run_liveness::alive) {
@@ -42,12 +43,12 @@ sweep_report sweep_orphans(const docker_engine& engine, labelled_list listed) {
   }
   // Run directories whose lock nobody holds: the run died after its container was removed (or
   // before it was created).
-  DIR* d = ::fdopendir(::fcntl(runs.get(), F_DUPFD_CLOEXEC, 0));
+  DIR* d = ::fdopendir(::fcntl(runs->get(), F_DUPFD_CLOEXEC, 0));
   std::vector<std::string> dead;
   if (d) {
     while (const dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
-      if (is_run_id(name) && probe_run(runs.get(), name) == run_liveness::dead) dead.push_back(name);
+      if (is_run_id(name) && probe_run(runs->get(), name) == run_liveness::dead) dead.push_back(name);
     }
     ::closedir(d);
   }

@@ -15,30 +15,29 @@ namespace json = boost::json;
 // Engine answers are small; a reply past this is not a daemon talking.
 constexpr std::size_t max_reply_bytes = 4u << 20;
 
+engine_error bad_reply(std::string detail) { return {engine_error::kind::bad_reply, 0, std::move(detail)}; }
+
+// What a parser says when an allocation fails: still a refused reply, never an exception, and
+// without its words should even they not fit.
+engine_error out_of_memory() noexcept try { return bad_reply("out of memory reading the reply"); } catch (...) {
+  return {engine_error::kind::bad_reply, 0, {}};
+}
+
 // Every answer goes through here: bounded in size and nesting before Boost.JSON builds anything.
-std::optional<json::value> parse_bounded(std::string_view text, std::string& problem) {
-  if (text.size() > max_reply_bytes) {
-    problem = "reply larger than 4 MiB";
-    return std::nullopt;
-  }
+engine_result<json::value> parse_bounded(std::string_view text) {
+  if (text.size() > max_reply_bytes) return bad_reply("reply larger than 4 MiB");
   json::error_code ec;
   json::parse_options po;
   po.max_depth = 32;
   json::value v = json::parse(json::string_view(text.data(), text.size()), ec, {}, po);
-  if (ec) {
-    problem = "reply is not valid JSON";
-    return std::nullopt;
-  }
+  if (ec) return bad_reply("reply is not valid JSON");
   return v;
 }
 
-std::optional<json::object> parse_object(std::string_view text, std::string& problem) {
-  auto v = parse_bounded(text, problem);
-  if (!v) return std::nullopt;
-  if (!v->is_object()) {
-    problem = "reply is not a JSON object";
-    return std::nullopt;
-  }
+engine_result<json::object> parse_object(std::string_view text) {
+  auto v = parse_bounded(text);
+  if (!v) return v.error();
+  if (!v->is_object()) return bad_reply("reply is not a JSON object");
   return std::move(v->as_object());
 }
 
@@ -47,14 +46,11 @@ const json::string* string_field(const json::object& o, std::string_view key) {
   return v ? v->if_string() : nullptr;
 }
 
-bool need_string(const json::object& o, std::string_view key, std::string& out, std::string& problem) {
+// The string field `key`, which the answer must have.
+engine_result<std::string> need_string(const json::object& o, std::string_view key) {
   const json::string* s = string_field(o, key);
-  if (!s) {
-    problem = "field " + std::string(key) + " missing or not a string";
-    return false;
-  }
-  out.assign(s->data(), s->size());
-  return true;
+  if (!s) return bad_reply("field " + std::string(key) + " missing or not a string");
+  return std::string(s->data(), s->size());
 }
 
 bool optional_bool(const json::object& o, std::string_view key) {
@@ -64,27 +60,30 @@ bool optional_bool(const json::object& o, std::string_view key) {
 
 // Every parser body runs inside this: a failed allocation is a refusal, never an exception.
 template <class Parse>
-auto guarded(std::string& problem, Parse&& parse) noexcept -> decltype(parse()) {
+auto guarded(Parse&& parse) noexcept -> decltype(parse()) {
   try {
     return parse();
   } catch (const std::exception&) {
-    problem = "out of memory reading the reply";
-    return std::nullopt;
+    return out_of_memory();
   }
 }
 
 }  // namespace
 
-namespace {
-
-std::optional<daemon_info> parse_daemon_info_or(std::string_view text, std::string& problem) noexcept {
-  return guarded(problem, [&]() -> std::optional<daemon_info> {
-    auto o = parse_object(text, problem);
-    if (!o) return std::nullopt;
+engine_result<daemon_info> parse_daemon_info(std::string_view text) noexcept {
+  return guarded([&]() -> engine_result<daemon_info> {
+    auto o = parse_object(text);
+    if (!o) return o.error();
+    auto id = need_string(*o, "ID");
+    if (!id) return id.error();
+    auto version = need_string(*o, "ServerVersion");
+    if (!version) return version.error();
+    auto os_type = need_string(*o, "OSType");
+    if (!os_type) return os_type.error();
     daemon_info d;
-    if (!need_string(*o, "ID", d.id, problem) || !need_string(*o, "ServerVersion", d.server_version, problem) ||
-        !need_string(*o, "OSType", d.os_type, problem))
-      return std::nullopt;
+    d.id = std::move(*id);
+    d.server_version = std::move(*version);
+    d.os_type = std::move(*os_type);
     if (const auto* s = string_field(*o, "CgroupVersion")) d.cgroup_version.assign(s->data(), s->size());
     if (const auto* s = string_field(*o, "CgroupDriver")) d.cgroup_driver.assign(s->data(), s->size());
     d.memory_limit = optional_bool(*o, "MemoryLimit");
@@ -107,40 +106,41 @@ std::optional<daemon_info> parse_daemon_info_or(std::string_view text, std::stri
   });
 }
 
-std::optional<image_facts> parse_image_inspect_or(std::string_view text, std::string& problem) noexcept {
-  return guarded(problem, [&]() -> std::optional<image_facts> {
-    auto o = parse_object(text, problem);
-    if (!o) return std::nullopt;
+engine_result<image_facts> parse_image_inspect(std::string_view text) noexcept {
+  return guarded([&]() -> engine_result<image_facts> {
+    auto o = parse_object(text);
+    if (!o) return o.error();
+    auto id = need_string(*o, "Id");
+    if (!id) return id.error();
     image_facts f;
-    if (!need_string(*o, "Id", f.id, problem)) return std::nullopt;
+    f.id = std::move(*id);
     // Volumes may be declared in Config (the image's own) or ContainerConfig (the build step's).
     for (std::string_view section : {"Config", "ContainerConfig"}) {
       const json::value* c = o->if_contains(section);
       if (!c || !c->is_object()) continue;
       const json::value* vols = c->get_object().if_contains("Volumes");
       if (vols && vols->is_object() && !vols->get_object().empty()) f.has_volumes = true;
-      if (vols && !vols->is_null() && !vols->is_object()) {
-        problem = std::string(section) + ".Volumes is neither null nor an object";
-        return std::nullopt;
-      }
+      if (vols && !vols->is_null() && !vols->is_object())
+        return bad_reply(std::string(section) + ".Volumes is neither null nor an object");
     }
     return f;
   });
 }
 
-std::optional<container_state> parse_container_inspect_or(std::string_view text, std::string& problem) noexcept {
-  return guarded(problem, [&]() -> std::optional<container_state> {
-    auto o = parse_object(text, problem);
-    if (!o) return std::nullopt;
-    container_state c;
-    if (!need_string(*o, "Id", c.id, problem)) return std::nullopt;
+engine_result<container_state> parse_container_inspect(std::string_view text) noexcept {
+  return guarded([&]() -> engine_result<container_state> {
+    auto o = parse_object(text);
+    if (!o) return o.error();
+    auto id = need_string(*o, "Id");
+    if (!id) return id.error();
     const json::value* st = o->if_contains("State");
-    if (!st || !st->is_object()) {
-      problem = "field State missing or not an object";
-      return std::nullopt;
-    }
+    if (!st || !st->is_object()) return bad_reply("field State missing or not an object");
     const json::object& s = st->get_object();
-    if (!need_string(s, "Status", c.status, problem)) return std::nullopt;
+    auto status = need_string(s, "Status");
+    if (!status) return status.error();
+    container_state c;
+    c.id = std::move(*id);
+    c.status = std::move(*status);
     c.running = optional_bool(s, "Running");
     c.oom_killed = optional_bool(s, "OOMKilled");
     if (const json::value* e = s.if_contains("ExitCode"); e && e->is_int64()) c.exit_code = e->get_int64();
@@ -153,33 +153,6 @@ std::optional<container_state> parse_container_inspect_or(std::string_view text,
   });
 }
 
-// The public form: the old-style body's refusal as the engine layer's error.
-template <class T>
-engine_result<T> as_result(std::optional<T>&& parsed, const std::string& problem) noexcept try {
-  if (!parsed) return engine_error{engine_error::kind::bad_reply, 0, problem};
-  return std::move(*parsed);
-} catch (...) {  // the problem's copy failed to allocate: still a refused reply, not a lost daemon
-  return engine_error{engine_error::kind::bad_reply, 0, {}};
-}
-
-template <class Parse>
-auto parsed(Parse parse, std::string_view text) noexcept {
-  std::string problem;
-  auto value = parse(text, problem);
-  return as_result(std::move(value), problem);
-}
-
-}  // namespace
-
-engine_result<daemon_info> parse_daemon_info(std::string_view text) noexcept {
-  return parsed(parse_daemon_info_or, text);
-}
-engine_result<image_facts> parse_image_inspect(std::string_view text) noexcept {
-  return parsed(parse_image_inspect_or, text);
-}
-engine_result<container_state> parse_container_inspect(std::string_view text) noexcept {
-  return parsed(parse_container_inspect_or, text);
-}
 engine_result<container_list> parse_container_list(std::string_view text) noexcept {
   container_list_reader reader;
   reader.feed(text);

@@ -35,7 +35,7 @@ std::vector<std::string> v1_controllers(const fs::path& root) {
 
 cgroup_hierarchy find_cgroup_hierarchy(const std::string& root) {
   cgroup_hierarchy h;
-  if (const auto listed = read_small_file(root + "/cgroup.controllers")) {
+  if (const auto listed = read_file(root + "/cgroup.controllers")) {
     h.version.assign(1, '2');  // not = "2": GCC 12's -Wrestrict false positive at -O3 (PR 105651)
     std::istringstream words(*listed);
     for (std::string c; words >> c;) h.controllers.push_back(c);

@@ -21,7 +21,7 @@ docker_cli_context current_docker_cli_context() {
   docker_cli_context c;
   struct stat st {};
   if (config.empty() || ::lstat(config.c_str(), &st) != 0) return c;
-  const auto text = read_small_file(config, max_config_bytes);
+  const auto text = read_file(config, max_config_bytes);
   if (!text) {
     c.problem = "the docker CLI configuration " + config + " is not a readable regular file of at most 64 KiB";
     return c;

@@ -143,21 +143,23 @@ host_key load_host_key(int dir_fd, const std::string& dir, key_absent absent) {
   check_key_file(st, path);
   const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
   const unique_fd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  read_result r = fd ? read_up_to(fd.get(), host_key_bytes) : read_result{{}, read_error::system, errno};
+  if (!fd) refuse(path, "cannot be read", io_fix(dir));
+  auto r = read_up_to(fd.get(), host_key_bytes);
   if (!r) refuse(path, "cannot be read", io_fix(dir));
-  if (r.data.size() != host_key_bytes)
+  if (r->size() != host_key_bytes)
     refuse(path, "is not " + std::to_string(host_key_bytes) + " bytes", removal_fix(path));
   host_key::bytes_type bytes{};
-  std::memcpy(bytes.data(), r.data.data(), bytes.size());
-  OPENSSL_cleanse(r.data.data(), r.data.size());
+  std::memcpy(bytes.data(), r->data(), bytes.size());
+  OPENSSL_cleanse(r->data(), r->size());
   const host_key key(bytes);
   OPENSSL_cleanse(bytes.data(), bytes.size());
   return key;
 }
 
 host_key this_host_key(key_absent absent) {
-  const unique_fd dir = open_state_dir();
-  return load_host_key(dir.get(), state_dir, absent);
+  const auto dir = open_state_dir();
+  if (!dir) fail(dir.error());
+  return load_host_key(dir->get(), state_dir, absent);
 }
 
 }  // namespace plb::runner

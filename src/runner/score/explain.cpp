@@ -52,10 +52,10 @@ std::vector<std::string> explanation_lines(const explanation& e) {
   const score_request& r = e.request;
   std::vector<std::string> lines{
       "nothing was run; a sandbox-score with these flags would:",
-      "  run --model " + r.model + " (" + std::to_string(e.script_bytes) + " bytes, SHA-256 " + e.script_sha256 +
-          ", verified)",
-      "  on " + std::to_string(e.rows) + " rows x " + std::to_string(e.columns) + " features of --data " + r.data +
-          " (" + std::to_string(e.stdin_bytes) + " bytes of JSON on stdin)",
+      "  run " + std::string(r.names.model) + " " + r.model + " (" + std::to_string(e.script_bytes) +
+          " bytes, SHA-256 " + e.script_sha256 + ", verified)",
+      "  on " + std::to_string(e.rows) + " rows x " + std::to_string(e.columns) + " features of " +
+          std::string(r.names.data) + " " + r.data + " (" + std::to_string(e.stdin_bytes) + " bytes of JSON on stdin)",
       "  as " + std::string(sandbox::name(r.task)) + ", writing " + r.output + " and " + r.provenance,
       "host (no container started):"};
   for (const auto& line : render_checks(e.checks)) lines.push_back("  " + line);

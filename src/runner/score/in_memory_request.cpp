@@ -17,6 +17,7 @@ field_names in_memory_field_names() noexcept {
   field_names names = api_field_names();
   names.model = "script_path";
   names.model_sha256 = "script_sha256";
+  names.data = "features";  // the matrix: no file
   names.feature = "feature_names";
   names.output = names.provenance = "-";  // nothing is published
   return names;

@@ -15,10 +15,11 @@
 
 namespace plb::runner {
 
-input_data read_input(const std::string& path, const std::vector<std::string>& features, const std::string& id_column,
-                      const sandbox::csv_options& options, const cancellation* cancel) {
+input_data read_input(const std::string& field, const std::string& path, const std::vector<std::string>& features,
+                      const std::string& id_column, const sandbox::csv_options& options, const cancellation* cancel) {
+  const std::string what = field + " " + path;
   const opened_file file = open_regular_file(path);
-  if (!file) fail(sandbox::verdict::input_refused, "--data " + path + ": " + describe(file));
+  if (!file) fail(sandbox::verdict::input_refused, what + ": " + describe(file));
   const int fd = file.fd.get();
 
   sandbox::csv_feature_reader reader(features, id_column, options);
@@ -29,7 +30,7 @@ input_data read_input(const std::string& path, const std::vector<std::string>& f
   while (true) {
     const ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(sandbox::verdict::input_refused, "--data " + path + ": " + std::strerror(errno));
+    if (n < 0) fail(sandbox::verdict::input_refused, what + ": " + std::strerror(errno));
     if (n == 0) break;
     if (cancel) cancel->check();
     const std::string_view chunk(buf.data(), static_cast<std::size_t>(n));
@@ -41,7 +42,7 @@ input_data read_input(const std::string& path, const std::vector<std::string>& f
   }
   if (r) r = reader.finish();
   if (!r) {
-    std::string where = "--data " + path;
+    std::string where = what;
     if (r.row) where += ": row " + std::to_string(r.row);
     if (r.column) where += ", column " + std::to_string(r.column);
     if (!r.column_name.empty()) where += " (" + r.column_name + ")";

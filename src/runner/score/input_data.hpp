@@ -19,8 +19,10 @@ struct input_data {
   std::size_t file_bytes = 0;
 };
 
-// `cancel` (may be null) is checked between chunks: a large file does not delay a stop request.
-input_data read_input(const std::string& path, const std::vector<std::string>& features, const std::string& id_column,
-                      const sandbox::csv_options& options, const cancellation* cancel = nullptr);
+// `field` names the file in messages as the caller knows it ("--data", "data_path"). `cancel` (may
+// be null) is checked between chunks: a large file does not delay a stop request.
+input_data read_input(const std::string& field, const std::string& path, const std::vector<std::string>& features,
+                      const std::string& id_column, const sandbox::csv_options& options,
+                      const cancellation* cancel = nullptr);
 
 }  // namespace plb::runner

@@ -14,12 +14,13 @@ using sandbox::verdict;
 verified_script check_local_inputs(const score_request& request) {
   const std::size_t script_limit = sandbox::bytes(request.limits.script_mib);
   verified_script script =
-      request.script_bytes ? verify_script(*request.script_bytes, request.model_sha256, script_limit, "script_bytes")
-                           : read_script(request.model, request.model_sha256, script_limit);
+      request.script_bytes
+          ? verify_script(*request.script_bytes, request.model_sha256, script_limit, "script_bytes", request.names)
+          : read_script(request.model, request.model_sha256, script_limit, request.names);
   std::uint64_t data_bytes = 0;
   if (!request.table) {  // the data file opens as a regular file; reading it is prepare_inputs' work
     const opened_file data = open_regular_file(request.data);
-    if (!data) fail(verdict::input_refused, "--data " + request.data + ": " + describe(data));
+    if (!data) fail(verdict::input_refused, request.names.data + (" " + request.data) + ": " + describe(data));
     data_bytes = static_cast<std::uint64_t>(data.size);
   }
   // A full disk is found now, not after the run: the outputs' file system must have room for the
@@ -38,7 +39,7 @@ prepared_inputs prepare_inputs(const score_request& request, verified_script scr
   } else {
     sandbox::csv_options csv;
     csv.max_values = request.limits.input_values;
-    p.input = read_input(request.data, request.features, request.id_column, csv, cancel);
+    p.input = read_input(request.names.data, request.data, request.features, request.id_column, csv, cancel);
   }
 
   sandbox::encode_options enc;
@@ -50,7 +51,7 @@ prepared_inputs prepare_inputs(const score_request& request, verified_script scr
   const auto encoded =
       sandbox::encode_features_to_string(p.input.table.values, p.input.table.columns(), p.document, enc);
   if (!encoded)
-    fail(verdict::input_refused, (request.table ? std::string("features") : "--data " + request.data) +
+    fail(verdict::input_refused, request.names.data + (request.table ? std::string() : " " + request.data) +
                                      ": the encoded input would be " + std::to_string(encoded.bytes) +
                                      " bytes: " + std::string(sandbox::message(encoded.error)) + " (" +
                                      std::to_string(request.limits.input_json_mib) + " MiB)");

@@ -16,8 +16,9 @@ std::string limit_field_name(sandbox::limit_field f) { return "limits." + std::s
 }  // namespace
 
 field_names api_field_names() noexcept {
-  return {"model_path",     "model_sha256", "runtime_image", "features",
-          "id_column",      "task",         "output_path",   "output_path (its provenance)",
+  return {"model_path",     "model_sha256", "runtime_image",
+          "data_path",      "features",     "id_column",
+          "task",           "output_path",  "output_path (its provenance)",
           &limit_field_name};
 }
 
@@ -80,7 +81,7 @@ score_request check_request(const sandbox::scoring_request& in, const field_name
   }
   // A file request: the in-memory fields are unset (no script bytes, no table, published).
   return score_request{in.model_path, digest.digest,  *image.id,  in.data_path, in.features, in.id_column, in.task,
-                       in.limits,     in.output_path, provenance, std::nullopt, nullptr,     true};
+                       in.limits,     in.output_path, provenance, std::nullopt, nullptr,     true,         names};
 }
 
 }  // namespace plb::runner

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // One check of a scoring request, for the command line and the runner API alike: the same rules,
-// with each field named as its caller knows it (a flag, or a field of scoring_request). The first
-// problem is a failure(usage_error); nothing has run yet.
+// with each field named as its caller knows it (field_names: a flag, a field of scoring_request or
+// a manifest's key). The first problem is a failure(usage_error); nothing has run yet. The checked
+// request keeps the names, so that what the run says later names the caller's fields too.
 #pragma once
 
 #include <string>
@@ -10,21 +11,6 @@
 #include "runner/score/score_request.hpp"
 
 namespace plb::runner {
-
-struct field_names {
-  const char* model;
-  const char* model_sha256;
-  const char* runtime_image;
-  const char* feature;
-  const char* id_column;
-  const char* task;  // e.g. "--task-type", or "task"
-  const char* output;
-  const char* provenance;
-  std::string (*limit)(sandbox::limit_field);  // e.g. "--seconds", or "limits.wall_seconds"
-};
-
-// The runner API's names: scoring_request's fields.
-field_names api_field_names() noexcept;
 
 // The limits held to their bounds (the core's validate()): the first one outside is a
 // failure(usage_error) naming it.

@@ -16,6 +16,25 @@
 
 namespace plb::runner {
 
+// Each field of a request as its caller knows it, for every message about one: a flag of the
+// command line ("--data"), a field of the runner API's scoring_request ("data_path"), or a key of
+// a batch's manifest ("data").
+struct field_names {
+  const char* model;
+  const char* model_sha256;
+  const char* runtime_image;
+  const char* data;
+  const char* feature;
+  const char* id_column;
+  const char* task;  // e.g. "--task-type", or "task"
+  const char* output;
+  const char* provenance;
+  std::string (*limit)(sandbox::limit_field);  // e.g. "--seconds", or "limits.wall_seconds"
+};
+
+// The runner API's names: scoring_request's fields.
+field_names api_field_names() noexcept;
+
 struct score_request {
   std::string model;
   sandbox::sha256_digest model_sha256;
@@ -33,6 +52,7 @@ struct score_request {
   std::optional<std::string> script_bytes;
   std::shared_ptr<const sandbox::feature_table> table;
   bool publish = true;
+  field_names names = api_field_names();  // those it was checked under
 };
 
 }  // namespace plb::runner

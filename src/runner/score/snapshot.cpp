@@ -19,27 +19,28 @@ namespace {
 }  // namespace
 
 verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected,
-                            std::size_t max_bytes) {
+                            std::size_t max_bytes, const field_names& names) {
+  const std::string what = names.model + (" " + model_path);
   const opened_file in = open_regular_file(model_path);
-  if (!in) refuse("--model " + model_path + ": " + describe(in));
+  if (!in) refuse(what + ": " + describe(in));
   // One bounded read: what is hashed is exactly what is copied, whatever happens to the file.
-  read_result r = read_up_to(in.fd.get(), max_bytes);
-  if (r.error == read_error::too_large)
-    refuse("--model " + model_path + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB script limit");
-  if (!r) refuse("--model " + model_path + ": " + std::strerror(r.errno_value));
+  auto r = read_up_to(in.fd.get(), max_bytes);
+  if (!r && is_too_large(r.error()))
+    refuse(what + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB script limit");
+  if (!r) refuse(what + ": " + r.error().what);
 
-  return verify_script(std::move(r.data), expected, max_bytes, "--model " + model_path);
+  return verify_script(std::move(*r), expected, max_bytes, what, names);
 }
 
 verified_script verify_script(std::string bytes, const sandbox::sha256_digest& expected, std::size_t max_bytes,
-                              const std::string& what) {
+                              const std::string& what, const field_names& names) {
   if (bytes.size() > max_bytes)
     refuse(what + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB script limit");
   const auto digest = sandbox::sha256_of(bytes);
   if (!digest) fail(sandbox::verdict::internal_error, "SHA-256 of the script failed");
   if (!constant_time_equal(digest.digest, expected))
-    refuse(what + " has SHA-256 " + digest.digest.hex() + ", not the reviewed " + expected.hex() +
-           " given by --model-sha256");
+    refuse(what + " has SHA-256 " + digest.digest.hex() + ", not the reviewed " + expected.hex() + " given by " +
+           names.model_sha256);
   return {std::move(bytes), digest.digest};
 }
 

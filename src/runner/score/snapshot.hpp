@@ -10,6 +10,7 @@
 
 #include "plb/sandbox/digest.hpp"
 #include "runner/container/run_directory.hpp"
+#include "runner/score/score_request.hpp"
 
 namespace plb::runner {
 
@@ -25,14 +26,16 @@ struct script_snapshot {
   std::size_t bytes = 0;
 };
 
-// Throws failure(input_refused) naming --model or --model-sha256.
+// The script at `model_path`, read once within `max_bytes` and verified against `expected`.
+// Throws failure(input_refused) naming the model's or its digest's field as `names` call them.
 verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected,
-                            std::size_t max_bytes);
+                            std::size_t max_bytes, const field_names& names);
 
 // The same check of a script already in memory (the in-memory API's script_bytes): its size
-// within the limit and its SHA-256 the reviewed one, else failure(input_refused) naming `what`.
+// within the limit and its SHA-256 the reviewed one, else failure(input_refused) naming `what`
+// (and `names`' digest field).
 verified_script verify_script(std::string bytes, const sandbox::sha256_digest& expected, std::size_t max_bytes,
-                              const std::string& what);
+                              const std::string& what, const field_names& names);
 
 inline constexpr const char* snapshot_file_name = "model.py";
 

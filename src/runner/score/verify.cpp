@@ -20,12 +20,15 @@ using sandbox::verdict;
 
 using checked = verify_checks;
 
+// The most of a predictions file compare() holds in memory: both files are read whole.
+constexpr std::size_t predictions_limit = std::size_t{1} << 30;
+
 // The whole-file SHA-256 of `path` (what the run recorded for the script and the data).
 result<std::string> digest_of_path(const std::string& path) {
   const opened_file f = open_regular_file(path);
   if (!f) return problem::says(describe(f));
-  std::string d = digest_of_fd(f.fd.get());
-  if (d.empty()) return problem::says("cannot be read");
+  auto d = digest_of_fd(f.fd.get());
+  if (!d) return problem::says("cannot be read");
   return d;
 }
 
@@ -46,11 +49,11 @@ bool read_provenance(const verify_options& o, checked& c, const host_key& key) {
     return false;
   };
   if (!f) return refuse(describe(f));
-  const read_result text = read_up_to(f.fd.get(), sandbox::max_provenance_bytes);
-  if (!text) return refuse(text.error == read_error::too_large ? "larger than 1 MiB" : "cannot be read");
+  const auto text = read_up_to(f.fd.get(), sandbox::max_provenance_bytes);
+  if (!text) return refuse(is_too_large(text.error()) ? "larger than 1 MiB" : "cannot be read");
   // Nothing of it is parsed before its MAC verifies: every path, limit and image below is the tool's.
-  if (const auto sealed = check_provenance_seal(text.data, key); !sealed) return refuse(sealed.error().what);
-  const auto p = sandbox::parse_provenance(text.data);
+  if (const auto sealed = check_provenance_seal(*text, key); !sealed) return refuse(sealed.error().what);
+  const auto p = sandbox::parse_provenance(*text);
   if (!p) {
     std::string why(sandbox::message(p.error));
     if (!p.field.empty()) why = p.field + ": " + why;
@@ -117,9 +120,11 @@ sandbox::scoring_request request_of(const checked& c, const std::string& output)
 // is gone or changed, row by row when it is there.
 void compare(verify_outcome& out, const checked& c) {
   std::string why;
-  const auto rerun = read_small_file(out.predictions_path, std::size_t{1} << 30);
-  const auto original = read_small_file(c.original, std::size_t{1} << 30);
-  if (!rerun) fail(verdict::internal_error, out.predictions_path + ": cannot read the re-run's predictions");
+  const auto rerun = read_file(out.predictions_path, predictions_limit);
+  const auto original = read_file(c.original, predictions_limit);
+  if (!rerun)
+    fail(verdict::internal_error,
+         out.predictions_path + ": cannot read the re-run's predictions (" + rerun.error().what + ")");
   const bool same_digest = sandbox::sha256_of(*rerun).digest.hex() == c.record.predictions_sha256.hex();
   if (original && sandbox::sha256_of(*original).digest.hex() == c.record.predictions_sha256.hex())
     out.comparison = compare_predictions(*original, *rerun);

@@ -15,10 +15,10 @@ constexpr std::size_t max_entry_bytes = std::size_t{64} * 1024;
 
 // The subdirectory, opened without following a link, if it is root's and nobody else can write it.
 unique_fd open_subdir(const char* subdir, bool create) {
-  const unique_fd cache = open_cache_dir(create);
-  if (!cache) return {};
-  if (create) ::mkdirat(cache.get(), subdir, 0700);
-  unique_fd dir(::openat(cache.get(), subdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  const auto cache = open_cache_dir(create);
+  if (!cache) return {};  // no cache: nothing is read or stored, which costs only time
+  if (create) ::mkdirat(cache->get(), subdir, 0700);
+  unique_fd dir(::openat(cache->get(), subdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
   if (dir && (::fstat(dir.get(), &st) != 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)) dir.reset();
   return dir;
@@ -32,9 +32,9 @@ std::optional<std::string> read_cache_entry(const char* subdir, const std::strin
   const unique_fd fd(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   struct stat st {};
   if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) return std::nullopt;
-  read_result r = read_up_to(fd.get(), max_entry_bytes);
-  if (!r) return std::nullopt;
-  return std::move(r.data);
+  auto r = read_up_to(fd.get(), max_entry_bytes);
+  if (!r) return std::nullopt;  // a cache that cannot be read is a miss, whatever the reason
+  return std::move(*r);
 }
 
 void store_cache_entry(const char* subdir, const std::string& name, const std::string& text) noexcept {

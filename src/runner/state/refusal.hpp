@@ -11,6 +11,8 @@
 #include <boost/assert/source_location.hpp>
 #include <boost/system/result.hpp>
 
+#include "support/failure.hpp"
+
 namespace plb::runner {
 
 // Two parts, always both: with its constructor taking two, a host_result<std::string> cannot
@@ -31,3 +33,13 @@ using host_result = boost::system::result<T, refusal>;
 }
 
 }  // namespace plb::runner
+
+namespace plb {
+
+// Where a refusal ends the run: failure(host_refused), its detail and its fix on one line. Beside
+// failure.hpp's fail() in plb, so that an unqualified fail() in the runner finds both.
+[[noreturn]] inline void fail(const runner::refusal& r) {
+  fail(sandbox::verdict::host_refused, r.detail + ": " + r.fix);
+}
+
+}  // namespace plb

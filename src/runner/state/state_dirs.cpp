@@ -9,8 +9,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "support/failure.hpp"
-
 namespace plb::runner {
 namespace {
 
@@ -52,11 +50,12 @@ host_result<void> check_one(const dir_spec& d, bool create) {
   return {};
 }
 
-unique_fd open_checked(const char* path) {
+host_result<unique_fd> open_checked(const char* path) {
   unique_fd fd(::open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
   // The descriptor's own inode is checked again: the path cannot have been swapped meanwhile.
-  if (fd && (::fstat(fd.get(), &st) != 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)) fd.reset();
+  if (!fd || ::fstat(fd.get(), &st) != 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return refusal{std::string(path) + " changed while it was being opened", "check who else writes there"};
   return fd;
 }
 
@@ -70,24 +69,19 @@ host_result<void> check_state_dirs(bool create) {
 
 namespace {
 
-unique_fd open_checked_state(const char* path) {
-  if (const auto checked = check_state_dirs(true); !checked)
-    fail(sandbox::verdict::host_refused, checked.error().detail + ": " + checked.error().fix);
-  unique_fd fd = open_checked(path);
-  if (!fd)
-    fail(sandbox::verdict::host_refused,
-         std::string(path) + " changed while it was being opened: check who else writes there");
-  return fd;
+host_result<unique_fd> open_checked_state(const char* path) {
+  if (auto checked = check_state_dirs(true); !checked) return checked.error();
+  return open_checked(path);
 }
 
 }  // namespace
 
-unique_fd open_runs_dir() { return open_checked_state(runs_dir); }
+host_result<unique_fd> open_runs_dir() { return open_checked_state(runs_dir); }
 
-unique_fd open_state_dir() { return open_checked_state(state_dir); }
+host_result<unique_fd> open_state_dir() { return open_checked_state(state_dir); }
 
-unique_fd open_cache_dir(bool create) {
-  if (!check_one(state_dirs[2], create)) return {};
+host_result<unique_fd> open_cache_dir(bool create) {
+  if (auto checked = check_one(state_dirs[2], create); !checked) return checked.error();
   return open_checked(cache_dir);
 }
 

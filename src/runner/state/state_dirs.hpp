@@ -27,15 +27,12 @@ inline constexpr const char* runtime_image_id_file = "/var/lib/plb-sandbox/runti
 // directory, what is wrong with it and the command that mends it.
 host_result<void> check_state_dirs(bool create);
 
-// runs/ opened with O_NOFOLLOW after check_state_dirs(true); throws failure(host_refused) with the
-// fix when a directory is unsafe.
-unique_fd open_runs_dir();
-
-// The state directory itself (it holds the batch key), checked and opened the same way.
-unique_fd open_state_dir();
-
-// The cache directory, checked the same way; an invalid descriptor when it is missing or unsafe
-// (a proof is then neither read nor stored).
-unique_fd open_cache_dir(bool create);
+// Each directory opened with O_NOFOLLOW after check_state_dirs(true) (the cache's after its own
+// check, with `create` as given), or the refusal with its fix. A run cannot go on without runs/
+// or the state directory (the batch key's), so their callers end it (fail(refusal)); without the
+// cache a proof is simply neither read nor stored.
+host_result<unique_fd> open_runs_dir();
+host_result<unique_fd> open_state_dir();
+host_result<unique_fd> open_cache_dir(bool create);
 
 }  // namespace plb::runner

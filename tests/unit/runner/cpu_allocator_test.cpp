@@ -137,7 +137,7 @@ TEST_F(CpuAllocator, TheCpusOfAV2CgroupAreTheOnlyOnesHandedOut) {
   ASSERT_NE(f, nullptr);
   std::fputs("1,4-5\n", f);
   std::fclose(f);
-  const auto text = read_small_file(file);
+  const auto text = read_file(file);
   ASSERT_TRUE(text);
   const std::vector<unsigned> cpus = parse_cpu_list(*text);
   ASSERT_EQ(cpus, (std::vector<unsigned>{1, 4, 5}));

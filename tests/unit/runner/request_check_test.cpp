@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -17,6 +18,7 @@
 #include "../../harness/forked_child.hpp"
 #include "runner/score/in_memory_request.hpp"
 #include "runner/score/request_check.hpp"
+#include "runner/score/score.hpp"
 #include "support/failure.hpp"
 
 namespace plb::runner {
@@ -36,8 +38,9 @@ class RequestChecks : public ::testing::Test {
     return r;
   }
   static std::string limit_name(sandbox::limit_field f) { return "limits." + std::string(sandbox::info(f).name); }
-  field_names names{"--model",     "--model-sha256", "--runtime-image",           "--feature", "--id-column",
-                    "--task-type", "--output",       "--output (its provenance)", &limit_name};
+  field_names names{
+      "--model",     "--model-sha256", "--runtime-image",           "--data",   "--feature", "--id-column",
+      "--task-type", "--output",       "--output (its provenance)", &limit_name};
 };
 
 TEST_F(RequestChecks, AGoodRequestParses) {
@@ -105,6 +108,37 @@ TEST_F(RequestChecks, OnlyNamedTaskTypesPass) {
     r.task = t;
     EXPECT_EQ(check_request(r, names).task, t) << sandbox::name(t);
   }
+}
+
+// After the checks, what the run says about a file names it as its caller does: the runner API's
+// caller reads its own field (data_path), the command line's user the flag (--data).
+TEST_F(RequestChecks, TheRunsOwnMessagesNameTheCallersField) {
+  const std::string dir = ::testing::TempDir() + "plb-field-names-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/model.py") << "print(1)\n";
+  auto r = good();
+  r.model_path = dir + "/model.py";
+  r.model_sha256 = sandbox::sha256_of(std::string("print(1)\n")).digest.hex();
+  r.data_path = dir + "/absent.csv";
+  r.output_path = dir + "/out.csv";
+  const auto refusal = [](const score_request& checked) -> std::string {
+    try {
+      (void)check_local_inputs(checked);
+      return "accepted";
+    } catch (const failure& f) {
+      return f.what();
+    }
+  };
+  EXPECT_EQ(refusal(check_request(r, api_field_names())).rfind("data_path " + r.data_path + ": ", 0), 0u)
+      << refusal(check_request(r, api_field_names()));
+  EXPECT_EQ(refusal(check_request(r, names)).rfind("--data " + r.data_path + ": ", 0), 0u)
+      << refusal(check_request(r, names));
+  r.model_path = dir + "/absent.py";
+  EXPECT_EQ(refusal(check_request(r, api_field_names())).rfind("model_path " + r.model_path + ": ", 0), 0u)
+      << refusal(check_request(r, api_field_names()));
+  EXPECT_EQ(refusal(check_request(r, names)).rfind("--model " + r.model_path + ": ", 0), 0u)
+      << refusal(check_request(r, names));
+  std::filesystem::remove_all(dir);
 }
 
 // The in-memory API's request: a small good one, and each bad size named by its field.
