@@ -72,9 +72,9 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
       ->check(CLI::Range(1u, 100000u));
   c.add_flag("--worker", f.worker,
              "pull lines from --output-dir's claims until none is left; what each Slurm worker task runs");
-  c.add_option("--index", f.index, "run exactly this manifest line (0-based) here; what each Slurm task runs");
-  c.add_option("--manifest-sha256", f.manifest_sha256,
-               "with --index: refuse to run unless the manifest is still the one submitted (the job script passes it)");
+  c.add_option(
+      "--manifest-sha256", f.manifest_sha256,
+      "with --worker: refuse to run unless the manifest is still the one submitted (the job script passes it)");
   add_batch_finish_flags(c, f.finish);
 }
 
@@ -103,13 +103,10 @@ batch_config batch_config_from(const batch_flags& f) {
          "--no-wait, --collect, --partition, --account and --sbatch-option need a queued "
          "--engine (slurm); " +
              f.backend + " runs the lines itself");
-  if (f.index && (queued || f.collect))
-    fail(verdict::usage_error, "--index runs one line here: it is what a Slurm task runs, not a way to submit");
-  if (f.worker && (queued || f.collect || f.index))
-    fail(verdict::usage_error, "--worker is what a Slurm worker task runs, not a way to submit (nor with --index)");
+  if (f.worker && (queued || f.collect))
+    fail(verdict::usage_error, "--worker is what a Slurm worker task runs, not a way to submit");
   if (f.workers && !queued) fail(verdict::usage_error, "--workers needs a queued --engine (slurm)");
-  if (!f.manifest_sha256.empty() && !f.index && !f.worker)
-    fail(verdict::usage_error, "--manifest-sha256 goes with --index or --worker");
+  if (!f.manifest_sha256.empty() && !f.worker) fail(verdict::usage_error, "--manifest-sha256 goes with --worker");
   return c;
 }
 

@@ -2,7 +2,6 @@
 // The batch command's flags, parsed by CLI11 into a batch_config and the engine's options.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,8 +35,7 @@ struct batch_flags {
   unsigned jobs = 0;
   bool verbose = false, no_wait = false, collect = false, worker = false;
   unsigned workers = 0;  // slurm: W worker tasks (0: what the lines and --jobs need, within MaxArraySize)
-  std::optional<std::size_t> index;
-  std::string manifest_sha256;  // with --index: the manifest as it was submitted
+  std::string manifest_sha256;  // with --worker: the manifest as it was submitted
   std::string partition, account;
   std::vector<std::string> sbatch_options;
   batch_finish_flags finish;  // --no-report, --verify ...
