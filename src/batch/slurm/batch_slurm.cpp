@@ -19,6 +19,7 @@
 #include "support/failure.hpp"
 #include "support/one_line.hpp"
 #include "batch/slurm/slurm_queue.hpp"
+#include "batch/slurm/slurm_wait.hpp"
 #include "batch/batch_node.hpp"
 #include "batch/batch_claims.hpp"
 #include "batch/batch_worker.hpp"
@@ -167,9 +168,9 @@ batch_outcome run_slurm_batch(const batch_config& config, const batch_plan& plan
   check_shared_output_dir(config.output_dir);
   const output_dir dir = open_output_dir(config.output_dir, true);
   batch_start start = start_batch(config, plan, dir);
-  const summary_header header{
-      config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}};
-  write_summary(dir, header, plan, start.outcomes);
+  const queued_batch batch{
+      plan, dir, {config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}}};
+  write_summary(dir, batch.header, plan, start.outcomes);
   if (start.to_run.empty()) return {std::move(start.outcomes), 0};
   // A submitter that was killed left its workers running: wait on them rather than submit again.
   std::string job = queued_job(dir);
@@ -183,7 +184,7 @@ batch_outcome run_slurm_batch(const batch_config& config, const batch_plan& plan
   if (!options.wait) return {std::move(start.outcomes), 0};
   resubmitter again;
   again.submit = [&](const std::vector<std::size_t>& lines) { return submit(config, dir, plan, options, lines); };
-  return wait_for_job(job, dir, header, plan, std::move(start), hooks, std::move(again));
+  return wait_for_job(job, batch, std::move(start), hooks, std::move(again));
 }
 
 batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& plan, const batch_hooks& hooks) {
@@ -191,8 +192,8 @@ batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& 
   batch_config as_found = config;
   as_found.retry = retry_policy::none;  // collecting re-runs nothing
   batch_start start = start_batch(as_found, plan, dir);
-  const summary_header header{
-      config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}};
+  const queued_batch batch{
+      plan, dir, {config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}}};
   const std::string job_id = config.output_dir + "/slurm/job-id";
   const unique_fd slurm = open_private_subdir(dir.fd.get(), dir.path, "slurm");
   const auto job = read_own_file(slurm.get(), "job-id", dir.owner, 64);
@@ -200,7 +201,7 @@ batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& 
     fail(verdict::usage_error, "--collect: " + job_id + ": no submission recorded here (" + job.error().what + ")");
   // Its submission's options (partition, account, task flags) were the first command's: a job
   // array whose workers all died leaves its lines not_run, and the same batch command runs them.
-  return wait_for_job(job->substr(0, job->find('\n')), dir, header, plan, std::move(start), hooks, resubmitter{0, {}});
+  return wait_for_job(job->substr(0, job->find('\n')), batch, std::move(start), hooks, resubmitter{0, {}});
 }
 
 namespace {
