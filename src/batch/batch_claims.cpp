@@ -10,7 +10,6 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
-#include <cstdlib>
 #include <cstring>
 
 #include "support/dir_files.hpp"
@@ -35,13 +34,6 @@ std::optional<std::string_view> take_field(std::string_view& text, std::string_v
   text.remove_prefix(stop + 1);
   return value;
 }
-
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::string(v) : fallback;
-}
-
-std::string safe_or_unknown(const std::string& s) { return is_safe_name(s) ? s : "unknown"; }
 
 }  // namespace
 
@@ -86,20 +78,6 @@ std::optional<worker_report> parse_worker_report(std::string_view text, const st
   if (*state != "running" && *state != "refused" && *state != "done") return std::nullopt;
   if (one_line(*message) != *message) return std::nullopt;
   return worker_report{worker, std::string(*node), std::string(*state), std::string(*message)};
-}
-
-worker_report worker_from_environment() {
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  const std::string job = env_or("SLURM_ARRAY_JOB_ID", "");
-  const std::string task = env_or("SLURM_ARRAY_TASK_ID", "");
-  worker_report w;
-  w.node = safe_or_unknown(env_or("SLURMD_NODENAME", host));
-  std::string name = job;
-  name.append("_").append(task);
-  w.worker = job.empty() || task.empty() ? "local" : safe_or_unknown(name);
-  w.state = "running";
-  return w;
 }
 
 std::vector<std::string> list_names(int fd) {

@@ -25,7 +25,7 @@
 namespace plb::batch {
 
 // A node or worker name as the tool writes it anywhere: 1 to 64 bytes of [A-Za-z0-9._-], the first
-// a letter or digit (Slurm's node names and "<job>_<task>" are).
+// a letter or digit (host names and Slurm's "<job>_<task>" are).
 bool is_safe_name(std::string_view s);
 
 struct claim_info {
@@ -40,10 +40,6 @@ std::optional<claim_info> parse_claim(std::string_view text);
 // What a worker says about itself: "node=<n>\nstate=<running|refused|done>\nmessage=<one line>\n".
 std::string render_worker_report(const worker_report& w);
 std::optional<worker_report> parse_worker_report(std::string_view text, const std::string& worker);
-
-// This process as a Slurm worker: SLURM_ARRAY_JOB_ID, SLURM_ARRAY_TASK_ID and SLURMD_NODENAME, or
-// "local" and the host name outside Slurm. Unsafe values are replaced by "unknown".
-worker_report worker_from_environment();
 
 // The names in a directory open as `fd`, without dot-named ones (temporaries).
 std::vector<std::string> list_names(int fd);

@@ -118,12 +118,11 @@ std::string render_line_list(const std::vector<std::size_t>& indexes) {
   return out;
 }
 
-int run_batch_worker(const batch_config& config, const batch_plan& plan, unsigned jobs,
+int run_batch_worker(const batch_config& config, const batch_plan& plan, worker_report me, unsigned jobs,
                      const sandbox::stop_source& stop) {
   const cancellation cancel(&stop);
   const output_dir dir = open_output_dir(config.output_dir, false);
   const claim_dir claims(dir);
-  worker_report me = worker_from_environment();
   std::vector<std::size_t> todo = read_line_list(claims, config, plan.size());
   claims.report(me);
   std::map<std::string, host_facts> hosts;

@@ -91,6 +91,8 @@ int report_outcome(const batch_config& config, const outcome_counts& c) {
 // batch_incomplete_exit_code when some could not run; throws failure when the batch cannot start.
 int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   const batch_config config = batch_config_from(flags);
+  const batch::backend* backend = batch::find_backend(flags.backend);
+  if (!backend) fail(sandbox::verdict::usage_error, "--engine " + flags.backend + ": no such backend");
   batch_plan plan = plan_batch(config);
   if (flags.worker) {
     // A worker must run the lines that were submitted: an index into an edited manifest could name
@@ -99,7 +101,7 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
       fail(sandbox::verdict::input_refused,
            "--manifest " + config.manifest_path + ": changed since the job was submitted (SHA-256 " +
                plan.manifest_sha256 + ", submitted " + flags.manifest_sha256 + "); no line was run");
-    return batch::run_batch_worker(config, plan, flags.jobs ? flags.jobs : 1, stop);
+    return batch::run_batch_worker(config, plan, backend->identity(), flags.jobs ? flags.jobs : 1, stop);
   }
 
   progress_line progress(::isatty(STDERR_FILENO) == 1);
@@ -113,12 +115,10 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
       std::cerr << "plb-sandbox: " << item.id << ": " << o.state << " (exit " << o.exit_code
                 << "): " << one_line(o.message) << std::endl;
     };
-  hooks.on_submitted = [](const std::string& job) {
-    std::cerr << "plb-sandbox: submitted Slurm job " << job << std::endl;
+  hooks.on_submitted = [backend](const std::string& job) {
+    std::cerr << "plb-sandbox: " << backend->submitted_text(job) << std::endl;
   };
 
-  const batch::backend* backend = batch::find_backend(flags.backend);
-  if (!backend) fail(sandbox::verdict::usage_error, "--engine " + flags.backend + ": no such backend");
   batch::backend_options options;
   options.jobs = flags.jobs;
   options.workers = flags.workers;

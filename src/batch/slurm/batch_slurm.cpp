@@ -59,15 +59,16 @@ std::string self_path() {
   return buf;
 }
 
-// The job script: every task runs this tool on its own line; nothing else of the submitter's
-// environment than what sbatch exports.
+// The job script: every task runs this tool as a worker of this backend (--engine slurm, so that it
+// names itself from Slurm's variables); nothing else of the submitter's environment than what
+// sbatch exports.
 std::string job_script(const batch_config& config, const slurm_options& options) {
   std::string s = "#!/bin/sh\n# Written by plb-sandbox batch: each array task is a worker pulling lines.\nexec";
   for (const std::string& arg : std::vector<std::string>{self_path(), "batch", "--manifest", config.manifest_path,
                                                          "--output-dir", config.output_dir})
     s += text_of({" ", shell_quoted(arg)});
   for (const std::string& arg : options.task_flags) s += text_of({" ", shell_quoted(arg)});
-  s += text_of({" --worker --jobs ", std::to_string(std::max(1u, options.jobs))});
+  s += text_of({" --engine slurm --worker --jobs ", std::to_string(std::max(1u, options.jobs))});
   return s + "\n";
 }
 
@@ -202,37 +203,6 @@ batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& 
   // Its submission's options (partition, account, task flags) were the first command's: a job
   // array whose workers all died leaves its lines not_run, and the same batch command runs them.
   return wait_for_job(job->substr(0, job->find('\n')), batch, std::move(start), hooks, resubmitter{0, {}});
-}
-
-namespace {
-
-class slurm_backend_type final : public backend {
- public:
-  std::string_view name() const noexcept override { return "slurm"; }
-  bool queued() const noexcept override { return true; }
-  batch_outcome run(const batch_config& config, const batch_plan& plan, const backend_options& options,
-                    const batch_hooks& hooks) const override {
-    slurm_options slurm;
-    slurm.partition = options.partition;
-    slurm.account = options.account;
-    slurm.sbatch_options = options.scheduler_options;
-    slurm.jobs = options.jobs ? options.jobs : 1;
-    slurm.workers = options.workers;
-    slurm.wait = options.wait;
-    slurm.task_flags = options.task_flags;
-    slurm.task_flags.insert(slurm.task_flags.end(), {"--manifest-sha256", plan.manifest_sha256});
-    return run_slurm_batch(config, plan, slurm, hooks);
-  }
-  batch_outcome collect(const batch_config& config, const batch_plan& plan, const batch_hooks& hooks) const override {
-    return collect_slurm_batch(config, plan, hooks);
-  }
-};
-
-}  // namespace
-
-const backend& slurm_backend() {
-  static const slurm_backend_type instance;
-  return instance;
 }
 
 }  // namespace plb::batch
