@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +34,21 @@ std::optional<std::string_view> take_field(std::string_view& text, std::string_v
   const std::string_view value = text.substr(key.size() + 1, stop - key.size() - 1);
   text.remove_prefix(stop + 1);
   return value;
+}
+
+// The directory the workers share. An earlier release kept it as `slurm/` (with the Slurm backend's
+// own files); a batch directory it started is resumed there, since its workers may still be
+// running and writing to it.
+constexpr const char* shared_dir_name = "queue";
+constexpr const char* earlier_shared_dir_name = "slurm";
+
+const char* shared_dir_of(const output_dir& dir) {
+  struct stat st {};
+  const auto here = [&](const std::string& path) {
+    return ::fstatat(dir.fd.get(), path.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  };
+  const bool earlier = !here(shared_dir_name) && here(std::string(earlier_shared_dir_name) + "/claims");
+  return earlier ? earlier_shared_dir_name : shared_dir_name;
 }
 
 }  // namespace
@@ -94,11 +110,13 @@ std::vector<std::string> list_names(int fd) {
   return names;
 }
 
-claim_dir::claim_dir(const output_dir& dir) : path_(dir.path + "/slurm"), owner_(dir.owner) {
-  slurm_ = open_private_subdir(dir.fd.get(), dir.path, "slurm");
-  claims_ = open_private_subdir(slurm_.get(), path_, "claims");
-  lost_ = open_private_subdir(slurm_.get(), path_, "lost");
-  workers_ = open_private_subdir(slurm_.get(), path_, "workers");
+claim_dir::claim_dir(const output_dir& dir) : owner_(dir.owner) {
+  const std::string name = shared_dir_of(dir);
+  path_ = dir.path + "/" + name;
+  shared_ = open_private_subdir(dir.fd.get(), dir.path, name);
+  claims_ = open_private_subdir(shared_.get(), path_, "claims");
+  lost_ = open_private_subdir(shared_.get(), path_, "lost");
+  workers_ = open_private_subdir(shared_.get(), path_, "workers");
 }
 
 bool claim_dir::try_claim(const std::string& id, const claim_info& claim) const {
@@ -141,11 +159,11 @@ bool claim_dir::move_to_lost(const std::string& id, const claim_info& claim) con
 }
 
 void claim_dir::put(const std::string& name, const std::string& text) const {
-  replace_file_at(slurm_.get(), path_, name, text);
+  replace_file_at(shared_.get(), path_, name, text);
 }
 
 result<std::string> claim_dir::get(const std::string& name, std::size_t max_bytes) const {
-  return read_own_file(slurm_.get(), name, owner_, max_bytes);
+  return read_own_file(shared_.get(), name, owner_, max_bytes);
 }
 
 void claim_dir::report(const worker_report& w) const {
