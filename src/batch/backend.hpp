@@ -4,9 +4,12 @@
 //
 // Adding one (say Kubernetes) is one folder and one registration: a folder under src/batch/ whose
 // .cpp files the build picks up (src/batch/CMakeLists.txt globs them), a class deriving from
-// `backend`, and one line in backends.cpp's table. The command line's --engine takes the
-// registered names; the flags that only mean something to a scheduler's queue are refused by
-// any backend that says it has none.
+// `backend`, and one row in backends.cpp's table. Everything a backend means to the rest is asked
+// of it here: its name, whether it queues, how its workers name themselves (identity: a scheduler's
+// backend reads its scheduler's variables, and nothing else does), the help of the flags it reads
+// and what is said when it submits. The command line's --engine takes the registered names; the
+// flags that only mean something to a scheduler's queue are refused by any backend that says it
+// has none.
 #pragma once
 
 #include <functional>
@@ -33,7 +36,7 @@ struct batch_hooks {
   const sandbox::stop_source* stop = nullptr;
   std::function<void(const batch_progress&)> on_progress;                 // about every 200 ms; may be empty
   std::function<void(const batch_item&, const line_outcome&)> on_finish;  // each line that ran; may be empty
-  std::function<void(const std::string&)> on_submitted;                   // a Slurm job's ID; may be empty
+  std::function<void(const std::string&)> on_submitted;                   // a queued backend's job; may be empty
 };
 
 struct batch_outcome {
@@ -60,9 +63,9 @@ extern const field_names manifest_names;
 // Runs one line to its outcome and writes its signed record (not for a stopped run: nothing is
 // recorded, the line runs again next time). A success's record carries the digests of the CSV and
 // provenance as they are in `dir` once published.
-// `origin` names the node and worker, recorded with the outcome.
+// `origin` names the node and worker (the backend's identity), recorded with the outcome.
 line_outcome run_line(const batch_item& item, const run_hooks& hooks, const output_dir& dir,
-                      const std::string& data_sha256, const worker_report& origin = {});
+                      const std::string& data_sha256, const worker_report& origin);
 
 // The host preflight for these lines, once per runtime image, then the sweep: what a local batch
 // and a queued backend's worker do before their first run (batch_preflight.cpp). Throws
@@ -81,6 +84,13 @@ struct backend_options {
   std::vector<std::string> task_flags;  // the batch flags each remote task repeats (defaults, retry)
 };
 
+// What each of backend_options (and --collect) means to one backend, a phrase each for the
+// command line's help, which names every backend's meaning; empty when it means nothing to it.
+struct backend_help {
+  std::string_view jobs = {}, workers = {}, no_wait = {}, collect = {}, partition = {}, account = {},
+                   scheduler_option = {};
+};
+
 class backend {
  public:
   virtual ~backend() = default;
@@ -88,6 +98,13 @@ class backend {
   // True for a backend that submits to a scheduler's queue: it supports --no-wait and --collect,
   // and the placement options; false for one that runs the lines itself.
   virtual bool queued() const noexcept = 0;
+  virtual const backend_help& help() const noexcept = 0;
+  // This process as one of this backend's workers, as claims, records, provenance and the summary
+  // name it: worker and node are safe names (is_safe_name) or "unknown"; state "running". The
+  // submitter tells its live workers by these names.
+  virtual worker_report identity() const = 0;
+  // What the command line says once this backend has submitted `job` ("submitted Slurm job 42").
+  virtual std::string submitted_text(const std::string& job) const;
   // Runs (or submits, without `wait`) every line that needs a run, and returns one outcome per line.
   virtual batch_outcome run(const batch_config& config, const batch_plan& plan, const backend_options& options,
                             const batch_hooks& hooks) const = 0;

@@ -6,7 +6,7 @@
 namespace plb::batch {
 
 const backend& local_backend();  // local/batch_local.cpp
-const backend& slurm_backend();  // slurm/batch_slurm.cpp
+const backend& slurm_backend();  // slurm/slurm_backend.cpp
 
 namespace {
 const backend* const registered[] = {&local_backend(), &slurm_backend()};
@@ -19,6 +19,8 @@ const backend* find_backend(std::string_view name) noexcept {
     if (b->name() == name) return b;
   return nullptr;
 }
+
+std::string backend::submitted_text(const std::string& job) const { return "submitted job " + job; }
 
 batch_outcome backend::collect(const batch_config&, const batch_plan&, const batch_hooks&) const {
   fail(sandbox::verdict::usage_error,

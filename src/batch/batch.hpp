@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `plb-sandbox batch`: many sandbox-score runs from one JSON Lines manifest, on this host
-// (batch_local.cpp) or as a Slurm job array (batch_slurm.cpp). Every run is exactly a
-// sandbox-score run; the batch adds a plan, per-line records, resume and a summary.
+// `plb-sandbox batch`: many sandbox-score runs from one JSON Lines manifest, on this host (local/)
+// or on the workers of a queued backend such as Slurm (slurm/; backend.hpp). Every run is exactly
+// a sandbox-score run; the batch adds a plan, per-line records, resume and a summary.
 //
 // The output directory holds, per line, `<id>.csv` and `<id>.csv.sandbox.json` (a success) and
 // `<id>.result.json` (every verdict: the record resume and the summary read), and for the batch
@@ -51,7 +51,7 @@ struct batch_config {
 
 // One manifest line, resolved against the defaults: exactly the request sandbox-score would get.
 struct batch_item {
-  std::size_t index = 0;  // 0-based position in the manifest (Slurm's array index)
+  std::size_t index = 0;  // 0-based position in the manifest
   std::size_t line = 0;   // 1-based, for messages
   std::string id;
   sandbox::scoring_request request;
@@ -120,7 +120,7 @@ struct line_outcome {
   std::string message;
   std::optional<sandbox::sandbox_usage> usage;
   std::string predictions_sha256;      // of a success
-  std::string node = {}, worker = {};  // where it ran (a Slurm node and "<job>_<task>", or the host and "local")
+  std::string node = {}, worker = {};  // where it ran: its backend's identity (a host and "local", ...)
 };
 
 // One outcome per manifest line, kept compactly: each row's strings (state, message, digest, node,
@@ -163,7 +163,8 @@ class outcome_list {
   std::shared_ptr<pool> pool_ = std::make_shared<pool>();
 };
 
-// A Slurm worker's own account of itself (batch_claims.hpp), for the summary.
+// A worker's own account of itself (batch_claims.hpp), for the summary; its worker and node are
+// also its backend's identity (backend.hpp).
 struct worker_report {
   std::string worker, node, state, message;  // state: running, refused (its preflight failed), done
 };

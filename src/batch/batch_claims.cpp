@@ -4,13 +4,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
-#include <cstdlib>
 #include <cstring>
 
 #include "support/dir_files.hpp"
@@ -36,12 +36,20 @@ std::optional<std::string_view> take_field(std::string_view& text, std::string_v
   return value;
 }
 
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::string(v) : fallback;
-}
+// The directory the workers share. An earlier release kept it as `slurm/` (with the Slurm backend's
+// own files); a batch directory it started is resumed there, since its workers may still be
+// running and writing to it.
+constexpr const char* shared_dir_name = "queue";
+constexpr const char* earlier_shared_dir_name = "slurm";
 
-std::string safe_or_unknown(const std::string& s) { return is_safe_name(s) ? s : "unknown"; }
+const char* shared_dir_of(const output_dir& dir) {
+  struct stat st {};
+  const auto here = [&](const std::string& path) {
+    return ::fstatat(dir.fd.get(), path.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  };
+  const bool earlier = !here(shared_dir_name) && here(std::string(earlier_shared_dir_name) + "/claims");
+  return earlier ? earlier_shared_dir_name : shared_dir_name;
+}
 
 }  // namespace
 
@@ -88,20 +96,6 @@ std::optional<worker_report> parse_worker_report(std::string_view text, const st
   return worker_report{worker, std::string(*node), std::string(*state), std::string(*message)};
 }
 
-worker_report worker_from_environment() {
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  const std::string job = env_or("SLURM_ARRAY_JOB_ID", "");
-  const std::string task = env_or("SLURM_ARRAY_TASK_ID", "");
-  worker_report w;
-  w.node = safe_or_unknown(env_or("SLURMD_NODENAME", host));
-  std::string name = job;
-  name.append("_").append(task);
-  w.worker = job.empty() || task.empty() ? "local" : safe_or_unknown(name);
-  w.state = "running";
-  return w;
-}
-
 std::vector<std::string> list_names(int fd) {
   std::vector<std::string> names;
   const int copy = ::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -116,11 +110,13 @@ std::vector<std::string> list_names(int fd) {
   return names;
 }
 
-claim_dir::claim_dir(const output_dir& dir) : path_(dir.path + "/slurm"), owner_(dir.owner) {
-  slurm_ = open_output_subdir(dir.fd.get(), dir.path, "slurm");
-  claims_ = open_output_subdir(slurm_.get(), path_, "claims");
-  lost_ = open_output_subdir(slurm_.get(), path_, "lost");
-  workers_ = open_output_subdir(slurm_.get(), path_, "workers");
+claim_dir::claim_dir(const output_dir& dir) : owner_(dir.owner) {
+  const std::string name = shared_dir_of(dir);
+  path_ = dir.path + "/" + name;
+  shared_ = open_output_subdir(dir.fd.get(), dir.path, name);
+  claims_ = open_output_subdir(shared_.get(), path_, "claims");
+  lost_ = open_output_subdir(shared_.get(), path_, "lost");
+  workers_ = open_output_subdir(shared_.get(), path_, "workers");
 }
 
 bool claim_dir::try_claim(const std::string& id, const claim_info& claim) const {
@@ -163,11 +159,11 @@ bool claim_dir::move_to_lost(const std::string& id, const claim_info& claim) con
 }
 
 void claim_dir::put(const std::string& name, const std::string& text) const {
-  replace_file_at(slurm_.get(), path_, name, text);
+  replace_file_at(shared_.get(), path_, name, text);
 }
 
 result<std::string> claim_dir::get(const std::string& name, std::size_t max_bytes) const {
-  return read_own_file(slurm_.get(), name, owner_, max_bytes);
+  return read_own_file(shared_.get(), name, owner_, max_bytes);
 }
 
 void claim_dir::report(const worker_report& w) const {

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Claims: how Slurm workers share a batch's lines without running one twice. A worker that takes a
-// line creates `slurm/claims/<id>` in the output directory, atomically and exclusively: it writes
-// the claim whole to a dot-named temporary and link(2)s it to the line's name, which fails with
-// EEXIST when another worker holds the line (link is atomic on NFS, where O_EXCL is not always).
-// The claim names the worker (job_task), its node and the time it was taken. Once the line's signed
-// record is written, its worker removes the claim: a claim is never a result, only "someone is
-// running this". A claim whose worker Slurm no longer runs, and whose sandbox's deadline has passed
-// (the deadline warden has removed it by then), is moved to `slurm/lost/` by the submitter, and
-// another worker takes the line. Workers report themselves in `slurm/workers/<worker>`.
+// Claims: how a queued backend's workers share a batch's lines without running one twice. A worker
+// that takes a line creates `queue/claims/<id>` in the output directory, atomically and
+// exclusively: it writes the claim whole to a dot-named temporary and link(2)s it to the line's
+// name, which fails with EEXIST when another worker holds the line (link is atomic on NFS, where
+// O_EXCL is not always). The claim names the worker (its backend's identity), its node and the time
+// it was taken. Once the line's signed record is written, its worker removes the claim: a claim is
+// never a result, only "someone is running this". A claim whose worker the scheduler no longer
+// runs, and whose sandbox's deadline has passed (the deadline warden has removed it by then), is
+// moved to `queue/lost/` by the submitter, and another worker takes the line. Workers report
+// themselves in `queue/workers/<worker>`. A batch directory an earlier release started holds the
+// same names under `slurm/`: they are read and written there, since its workers may still run.
 #pragma once
 
 #include <sys/types.h>
@@ -25,7 +27,7 @@
 namespace plb::batch {
 
 // A node or worker name as the tool writes it anywhere: 1 to 64 bytes of [A-Za-z0-9._-], the first
-// a letter or digit (Slurm's node names and "<job>_<task>" are).
+// a letter or digit (host names and Slurm's "<job>_<task>" are).
 bool is_safe_name(std::string_view s);
 
 struct claim_info {
@@ -41,17 +43,16 @@ std::optional<claim_info> parse_claim(std::string_view text);
 std::string render_worker_report(const worker_report& w);
 std::optional<worker_report> parse_worker_report(std::string_view text, const std::string& worker);
 
-// This process as a Slurm worker: SLURM_ARRAY_JOB_ID, SLURM_ARRAY_TASK_ID and SLURMD_NODENAME, or
-// "local" and the host name outside Slurm. Unsafe values are replaced by "unknown".
-worker_report worker_from_environment();
-
 // The names in a directory open as `fd`, without dot-named ones (temporaries).
 std::vector<std::string> list_names(int fd);
 
 class claim_dir {
  public:
-  // DIR/slurm/{claims,lost,workers}, created 0700 and checked like the output directory.
+  // DIR/queue/{claims,lost,workers} (DIR/slurm/... in an earlier release's batch directory),
+  // created 0700 and checked like the output directory.
   explicit claim_dir(const output_dir& dir);
+  // The directory the workers share, for messages: DIR/queue (or DIR/slurm).
+  const std::string& path() const noexcept { return path_; }
 
   // True if this worker now holds the line; false if another claim is there.
   bool try_claim(const std::string& id, const claim_info& claim) const;
@@ -60,10 +61,11 @@ class claim_dir {
   std::optional<claim_info> read(const std::string& id) const;
   bool exists(const std::string& id) const;
   std::vector<std::string> held() const { return list_names(claims_.get()); }
-  // The submitter's hand-over of a dead worker's line: the claim goes to slurm/lost/.
+  // The submitter's hand-over of a dead worker's line: the claim goes to lost/.
   bool move_to_lost(const std::string& id, const claim_info& claim) const;
 
-  // A file of slurm/ itself (the submitter's list of lines), replaced atomically; read back whole.
+  // A file of the shared directory itself (the submitter's list of lines), replaced atomically; read
+  // back whole.
   void put(const std::string& name, const std::string& text) const;
   result<std::string> get(const std::string& name, std::size_t max_bytes) const;
 
@@ -73,7 +75,7 @@ class claim_dir {
  private:
   std::string path_;
   uid_t owner_;
-  unique_fd slurm_, claims_, lost_, workers_;
+  unique_fd shared_, claims_, lost_, workers_;
 };
 
 }  // namespace plb::batch

@@ -6,7 +6,6 @@
 #include "batch/backend.hpp"
 #include "batch/batch_resume.hpp"
 #include "support/one_line.hpp"
-#include "batch/batch_node.hpp"
 
 namespace plb::batch {
 
@@ -55,7 +54,6 @@ line_outcome run_line(const batch_item& item, const run_hooks& hooks, const outp
   o.exit_code = r.exit_code;
   o.message = one_line(r.message);
   o.usage = r.usage;
-  o.node = node_name();
   boost::json::object fingerprint = request_fingerprint(item, data_sha256);
   std::string provenance_sha256;
   if (r.outcome == verdict::success) {

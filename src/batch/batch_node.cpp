@@ -3,28 +3,20 @@
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdlib>
 #include <ctime>
 
+#include "batch/batch_claims.hpp"
+
 namespace plb::batch {
-namespace {
 
-bool is_node_name(const std::string& s) {
-  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-           c == '_';
-  });
-}
-
-}  // namespace
-
-std::string node_name() {
-  if (const char* slurm = std::getenv("SLURMD_NODENAME"); slurm && is_node_name(slurm)) return slurm;
+worker_report local_worker() {
   char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) return {};
-  const std::string name(host);
-  return is_node_name(name) ? name : std::string();
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  worker_report w;
+  w.worker = "local";
+  w.node = is_safe_name(host) ? std::string(host) : "unknown";
+  w.state = "running";
+  return w;
 }
 
 std::string utc_timestamp() {

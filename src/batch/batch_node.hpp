@@ -4,11 +4,14 @@
 
 #include <string>
 
+#include "batch/batch.hpp"
+
 namespace plb::batch {
 
-// The node that runs this process: Slurm's $SLURMD_NODENAME in a task, else the host name; only
-// [A-Za-z0-9._-], at most 64 bytes ("" when neither is one).
-std::string node_name();
+// This host as a worker no scheduler named: worker "local", node this host's name ("unknown" when
+// it is not a safe name). The local backend's identity, and a queued backend's outside its
+// scheduler.
+worker_report local_worker();
 
 // Now, UTC, ISO 8601 to the second: "2026-12-01T10:55:00Z".
 std::string utc_timestamp();

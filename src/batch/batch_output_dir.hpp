@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The batch's output directory as every engine and Slurm task holds it: opened once, checked, and
+// The batch's output directory as every backend and worker holds it: opened once, checked, and
 // reached only through its descriptor; with the key that decides which of its records to trust.
 #pragma once
 

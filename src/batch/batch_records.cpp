@@ -164,7 +164,7 @@ std::string render_record(const batch_item& item, const line_outcome& o, const j
                             {"provenance_sha256", nullable(provenance_sha256)},
                             {"request", fingerprint}};
   json::object with_origin = record;
-  if (!o.node.empty()) with_origin["node"] = o.node;  // where it ran: a Slurm node and worker, or the host
+  if (!o.node.empty()) with_origin["node"] = o.node;  // where it ran: the backend's identity
   if (!o.worker.empty()) with_origin["worker"] = o.worker;
   std::string text = json::serialize(with_origin);
   text.pop_back();  // the closing brace: the MAC is the last field
@@ -204,7 +204,7 @@ record_read parse_record(std::string_view text, const std::string& id, const hos
   if (tail.size() != mac_suffix_bytes || !tail.starts_with(mac_open) || !tail.ends_with(mac_close) ||
       !key.verifies(std::string(mac_domain).append(prefix), tail.substr(mac_open.size(), 64)))
     return refused(std::string("its MAC does not verify with this host's key ") + host_key_path +
-                   ": no run of this tool with this key wrote it (Slurm nodes must share the key file)");
+                   ": no run of this tool with this key wrote it (a cluster's nodes must share the key file)");
   const auto* named = o->if_contains("id");
   if (!named || !named->is_string() || named->get_string() != id) return refused("a record of another line");
   record_read r{record_state::trusted, {}, {}};

@@ -23,7 +23,7 @@ struct summary_header {
   std::string manifest, manifest_sha256, output_dir, engine;
   std::string started_at, finished_at;      // UTC, ISO 8601; finished_at "" until the batch ends
   std::optional<double> wall_seconds;       // the batch's, once it ended
-  std::vector<worker_report> workers = {};  // Slurm: what each worker said of itself (batch_claims.hpp)
+  std::vector<worker_report> workers = {};  // a queued backend's: what each worker said of itself (batch_claims.hpp)
 };
 
 // A state the summary may show (a verdict, or pending, running, interrupted, not_run), or "".

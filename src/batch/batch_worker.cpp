@@ -85,11 +85,11 @@ class line_source {
   std::vector<std::size_t> watched_;
 };
 
-std::vector<std::size_t> read_line_list(const claim_dir& claims, const batch_config& config, std::size_t lines) {
+std::vector<std::size_t> read_line_list(const claim_dir& claims, std::size_t lines) {
   const auto text = claims.get("lines", max_line_list_bytes);
-  if (!text) fail(verdict::usage_error, "--worker: " + config.output_dir + "/slurm/lines: " + text.error().what);
+  if (!text) fail(verdict::usage_error, "--worker: " + claims.path() + "/lines: " + text.error().what);
   auto list = parse_line_list(*text, lines);
-  if (!list) fail(verdict::usage_error, "--worker: " + config.output_dir + "/slurm/lines is not a list of lines");
+  if (!list) fail(verdict::usage_error, "--worker: " + claims.path() + "/lines is not a list of lines");
   return std::move(*list);
 }
 
@@ -118,13 +118,12 @@ std::string render_line_list(const std::vector<std::size_t>& indexes) {
   return out;
 }
 
-int run_batch_worker(const batch_config& config, const batch_plan& plan, unsigned jobs,
+int run_batch_worker(const batch_config& config, const batch_plan& plan, worker_report me, unsigned jobs,
                      const sandbox::stop_source& stop) {
   const cancellation cancel(&stop);
   const output_dir dir = open_output_dir(config.output_dir, false);
   const claim_dir claims(dir);
-  worker_report me = worker_from_environment();
-  std::vector<std::size_t> todo = read_line_list(claims, config, plan.size());
+  std::vector<std::size_t> todo = read_line_list(claims, plan.size());
   claims.report(me);
   std::map<std::string, host_facts> hosts;
   try {

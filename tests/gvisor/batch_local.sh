@@ -49,11 +49,11 @@ bad_manifest)
   printf '{"id": "../escape", "model": "m.py", "model_sha256": "%s"}\n' "$(printf '%064d' 0)" > "$work/esc.jsonl"
   rc=0; "$tool" batch --manifest "$work/esc.jsonl" --output-dir "$work/out" "${defaults[@]}" 2> "$work/err" || rc=$?
   [ $rc = 4 ] && grep -q "line 1, column 8 (id): an ID is 1 to 128 bytes" "$work/err" || fail "rc $rc: $(cat "$work/err")"
-  # A Slurm task whose manifest was edited after submission runs nothing.
-  rc=0; "$tool" batch --manifest "$manifest" --output-dir "$work/task" "${defaults[@]}" --index 0 \
+  # A worker whose manifest was edited after submission runs nothing.
+  rc=0; "$tool" batch --manifest "$manifest" --output-dir "$work/task" "${defaults[@]}" --worker \
     --manifest-sha256 "$(printf '%064d' 0)" 2> "$work/err" || rc=$?
   [ $rc = 4 ] && grep -q "changed since the job was submitted" "$work/err" || fail "rc $rc: $(cat "$work/err")"
-  [ -z "$(ls -A "$work/task" 2>/dev/null)" ] || fail "a task of an edited manifest left files"
+  [ -z "$(ls -A "$work/task" 2>/dev/null)" ] || fail "a worker of an edited manifest left files"
   echo "PASS: a bad manifest is refused before anything runs" ;;
 interrupt)
   slow_manifest 5

@@ -106,7 +106,7 @@ workers_lost)
   pid=$!
   until=$((SECONDS + 120)) held=0
   while [ "$SECONDS" -lt "$until" ]; do
-    [ -n "$(ls "$out/slurm/claims" 2>/dev/null)" ] && [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 1 ] && { held=1; break; }
+    [ -n "$(ls "$out/queue/claims" 2>/dev/null)" ] && [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 1 ] && { held=1; break; }
     sleep 0.1
   done
   [ $held = 1 ] || fail "the worker never ran a line with its claim held"
@@ -123,8 +123,8 @@ workers_lost)
   [ "$(ls "$out"/*.result.json | wc -l)" = 4 ] || fail "$(ls "$out")"
   [ "$(cat "$out/slurm/job-id")" != "$first" ] || fail "no new job array was submitted"
   [ "$(grep -c 'submitted Slurm job' "$work/err")" = 2 ] || fail "$(cat "$work/err")"
-  [ -n "$(ls "$out/slurm/lost")" ] || fail "the lost worker's claim was not handed back"
-  [ -z "$(ls "$out/slurm/claims")" ] || fail "claims left: $(ls "$out/slurm/claims")"
+  [ -n "$(ls "$out/queue/lost")" ] || fail "the lost worker's claim was not handed back"
+  [ -z "$(ls "$out/queue/claims")" ] || fail "claims left: $(ls "$out/queue/claims")"
   "$tool" sweep > /dev/null  # the killed run's directory (its tool could not remove it), as README says
   for _ in $(seq 100); do [ -z "$(squeue -h -n plb-sandbox-batch)" ] && break; sleep 0.2; done
   [ -z "$(squeue -h -n plb-sandbox-batch)" ] || fail "still queued: $(squeue -h -n plb-sandbox-batch)"

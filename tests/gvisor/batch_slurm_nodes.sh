@@ -86,11 +86,11 @@ node_killed)
   until=$((SECONDS + 120))
   while [ "$SECONDS" -lt "$until" ]; do
     job=$(squeue -h -r -n plb-sandbox-batch -w n2 -t R -o %A 2>/dev/null | head -n1)
-    [ -n "$job" ] && grep -lqs 'node=n2' "$out"/slurm/claims/* && [ "$(tool_containers | wc -l)" -ge 2 ] && break
+    [ -n "$job" ] && grep -lqs 'node=n2' "$out"/queue/claims/* && [ "$(tool_containers | wc -l)" -ge 2 ] && break
     sleep 0.1
   done
   [ "$(tool_containers | wc -l)" -ge 2 ] || fail "the two workers never ran a line each at once"
-  grep -lqs 'node=n2' "$out"/slurm/claims/* || fail "n2 never held a line"
+  grep -lqs 'node=n2' "$out"/queue/claims/* || fail "n2 never held a line"
   cg=$(slurm_job_cgroup "$job" n2)
   [ -n "$cg" ] || fail "no freezer cgroup for n2's job $job"
   echo "n2: killed $(cgroup_kill_all "$cg") processes of $cg at once"
@@ -102,8 +102,8 @@ node_killed)
   [ $rc = 0 ] || fail "exit $rc: $(tail -3 "$work/err")"
   [ "$(grep -c ',success,' "$out/batch-summary.csv")" = 6 ] || fail "$(cat "$out/batch-summary.csv")"
   [ "$(ls "$out"/*.result.json | wc -l)" = 6 ] && [ "$(ls "$out"/*.csv.sandbox.json | wc -l)" = 6 ] || fail "files"
-  [ -n "$(ls "$out/slurm/lost")" ] || fail "no claim was handed back"
-  [ -z "$(ls "$out/slurm/claims")" ] || fail "claims left: $(ls "$out/slurm/claims")"
+  [ -n "$(ls "$out/queue/lost")" ] || fail "no claim was handed back"
+  [ -z "$(ls "$out/queue/claims")" ] || fail "claims left: $(ls "$out/queue/claims")"
   for _ in $(seq 100); do [ "$(tool_containers | wc -l)" = 0 ] && break; sleep 0.2; done
   "$tool" sweep > /dev/null  # the killed run's directory (its tool could not remove it), as README says
   queue_empty
@@ -117,8 +117,8 @@ submitter_killed)
   "$tool" batch --engine slurm --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1 &
   pid=$!
   until=$((SECONDS + 120))
-  while [ "$SECONDS" -lt "$until" ] && [ -z "$(ls "$out/slurm/claims" 2>/dev/null)" ]; do sleep 0.1; done
-  [ -n "$(ls "$out/slurm/claims" 2>/dev/null)" ] || fail "no worker ever claimed a line"
+  while [ "$SECONDS" -lt "$until" ] && [ -z "$(ls "$out/queue/claims" 2>/dev/null)" ]; do sleep 0.1; done
+  [ -n "$(ls "$out/queue/claims" 2>/dev/null)" ] || fail "no worker ever claimed a line"
   kill -0 $pid 2>/dev/null || fail "the submitter finished before it could be killed"
   kill -KILL $pid
   wait $pid 2>/dev/null || true
@@ -138,7 +138,7 @@ max_array)
     "${defaults[@]}" > /dev/null 2> "$work/err" || rc=$?
   [ $rc = 0 ] || fail "exit $rc: $(tail -3 "$work/err")"
   [ "$(grep -c ',success,' "$work/out/batch-summary.csv")" = 10 ] || fail "$(cat "$work/out/batch-summary.csv")"
-  [ "$(ls "$work/out/slurm/workers" | wc -l)" -le 4 ] || fail "more workers than MaxArraySize"
+  [ "$(ls "$work/out/queue/workers" | wc -l)" -le 4 ] || fail "more workers than MaxArraySize"
   queue_empty
   no_containers_left
   echo "PASS: 10 lines past a MaxArraySize of 4" ;;

@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "batch/backend.hpp"
-#include "batch/batch_task.hpp"
 #include "batch/batch_worker.hpp"
 #include "batch_flags.hpp"
 #include "cli_signals.hpp"
@@ -92,16 +91,17 @@ int report_outcome(const batch_config& config, const outcome_counts& c) {
 // batch_incomplete_exit_code when some could not run; throws failure when the batch cannot start.
 int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   const batch_config config = batch_config_from(flags);
+  const batch::backend* backend = batch::find_backend(flags.backend);
+  if (!backend) fail(sandbox::verdict::usage_error, "--engine " + flags.backend + ": no such backend");
   batch_plan plan = plan_batch(config);
-  if (flags.index || flags.worker) {
-    // A task must run the line that was submitted: an index into an edited manifest could name
-    // another submission.
+  if (flags.worker) {
+    // A worker must run the lines that were submitted: an index into an edited manifest could name
+    // another submission's line.
     if (!flags.manifest_sha256.empty() && flags.manifest_sha256 != plan.manifest_sha256)
       fail(sandbox::verdict::input_refused,
            "--manifest " + config.manifest_path + ": changed since the job was submitted (SHA-256 " +
-               plan.manifest_sha256 + ", submitted " + flags.manifest_sha256 + "); this line was not run");
-    if (flags.worker) return batch::run_batch_worker(config, plan, flags.jobs ? flags.jobs : 1, stop);
-    return batch::run_batch_task(config, plan, *flags.index, stop);
+               plan.manifest_sha256 + ", submitted " + flags.manifest_sha256 + "); no line was run");
+    return batch::run_batch_worker(config, plan, backend->identity(), flags.jobs ? flags.jobs : 1, stop);
   }
 
   progress_line progress(::isatty(STDERR_FILENO) == 1);
@@ -115,12 +115,10 @@ int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
       std::cerr << "plb-sandbox: " << item.id << ": " << o.state << " (exit " << o.exit_code
                 << "): " << one_line(o.message) << std::endl;
     };
-  hooks.on_submitted = [](const std::string& job) {
-    std::cerr << "plb-sandbox: submitted Slurm job " << job << std::endl;
+  hooks.on_submitted = [backend](const std::string& job) {
+    std::cerr << "plb-sandbox: " << backend->submitted_text(job) << std::endl;
   };
 
-  const batch::backend* backend = batch::find_backend(flags.backend);
-  if (!backend) fail(sandbox::verdict::usage_error, "--engine " + flags.backend + ": no such backend");
   batch::backend_options options;
   options.jobs = flags.jobs;
   options.workers = flags.workers;

@@ -24,6 +24,23 @@ std::string absolute(const std::string& path) {
   return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
 }
 
+// Each backend's meaning of an option, "local: ...; slurm: ...", for its flag's help.
+std::string backends_help(std::string_view batch::backend_help::*option) {
+  std::vector<std::string> parts;
+  for (const batch::backend* b : batch::backends())
+    if (const std::string_view text = b->help().*option; !text.empty())
+      parts.push_back(std::string(b->name()) + ": " + std::string(text));
+  return join(parts, "; ");
+}
+
+// The names of the backends that queue, for the refusals of the flags only they read: "slurm".
+std::string queued_backends() {
+  std::vector<std::string> names;
+  for (const batch::backend* b : batch::backends())
+    if (b->queued()) names.emplace_back(b->name());
+  return join(names, ", ");
+}
+
 std::optional<std::uint64_t> optional_limit(const char* flag, sandbox::limit_field f, const std::string& text,
                                             const CLI::Option* option) {
   if (option == nullptr || option->count() == 0) return std::nullopt;
@@ -45,8 +62,7 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
   c.add_option("--id-column", f.id_column, "default for lines without id_column");
   f.seconds_option = c.add_option("--seconds", f.seconds, "default wall-time limit for lines without seconds");
   f.memory_option = c.add_option("--memory-mb", f.memory_mb, "default memory limit for lines without memory_mb");
-  f.jobs_option = c.add_option("--jobs", f.jobs,
-                               "runs at once (local: default CPUs / per-run CPU limit; slurm: per worker, default 1)")
+  f.jobs_option = c.add_option("--jobs", f.jobs, "runs at once (" + backends_help(&batch::backend_help::jobs) + ")")
                       ->check(CLI::Range(1u, 1024u));
   std::vector<std::string> names;
   for (const batch::backend* b : batch::backends()) names.emplace_back(b->name());
@@ -59,22 +75,18 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
           ->expected(0, 1)
           ->check(CLI::IsMember({"", "all"}));
   c.add_flag("--verbose", f.verbose, "without a terminal, one line per finished run on stderr");
-  c.add_option("--partition", f.partition, "slurm: sbatch --partition");
-  c.add_option("--account", f.account, "slurm: sbatch --account");
-  add_repeatable(c, "--sbatch-option", f.sbatch_options,
-                 "slurm: one more sbatch option, e.g. --sbatch-option=--qos=eval");
-  c.add_flag("--no-wait", f.no_wait, "slurm: submit the job array and return; --collect writes the summary later");
-  c.add_flag("--collect", f.collect,
-             "slurm: wait for an earlier submission to this --output-dir and write its summary");
-  c.add_option("--workers", f.workers,
-               "slurm: worker tasks to submit (default: what the lines and --jobs need, within MaxArraySize and "
-               "the partition's CPUs)")
-      ->check(CLI::Range(1u, 100000u));
+  c.add_option("--partition", f.partition, backends_help(&batch::backend_help::partition));
+  c.add_option("--account", f.account, backends_help(&batch::backend_help::account));
+  add_repeatable(c, "--sbatch-option", f.sbatch_options, backends_help(&batch::backend_help::scheduler_option));
+  c.add_flag("--no-wait", f.no_wait, backends_help(&batch::backend_help::no_wait));
+  c.add_flag("--collect", f.collect, backends_help(&batch::backend_help::collect));
+  c.add_option("--workers", f.workers, backends_help(&batch::backend_help::workers))->check(CLI::Range(1u, 100000u));
   c.add_flag("--worker", f.worker,
-             "pull lines from --output-dir's claims until none is left; what each Slurm worker task runs");
-  c.add_option("--index", f.index, "run exactly this manifest line (0-based) here; what each Slurm task runs");
-  c.add_option("--manifest-sha256", f.manifest_sha256,
-               "with --index: refuse to run unless the manifest is still the one submitted (the job script passes it)");
+             "pull lines from --output-dir's claims until none is left, named as --engine names its workers; "
+             "what each worker task of a queued --engine runs");
+  c.add_option(
+      "--manifest-sha256", f.manifest_sha256,
+      "with --worker: refuse to run unless the manifest is still the one submitted (the job script passes it)");
   add_batch_finish_flags(c, f.finish);
 }
 
@@ -98,18 +110,17 @@ batch_config batch_config_from(const batch_flags& f) {
   const batch::backend* backend = batch::find_backend(f.backend);
   if (!backend) fail(verdict::usage_error, "--engine " + f.backend + ": no such backend");
   const bool queued = backend->queued();
-  if (!queued && (f.no_wait || f.collect || !f.partition.empty() || !f.account.empty() || !f.sbatch_options.empty()))
-    fail(verdict::usage_error,
-         "--no-wait, --collect, --partition, --account and --sbatch-option need a queued "
-         "--engine (slurm); " +
-             f.backend + " runs the lines itself");
-  if (f.index && (queued || f.collect))
-    fail(verdict::usage_error, "--index runs one line here: it is what a Slurm task runs, not a way to submit");
-  if (f.worker && (queued || f.collect || f.index))
-    fail(verdict::usage_error, "--worker is what a Slurm worker task runs, not a way to submit (nor with --index)");
-  if (f.workers && !queued) fail(verdict::usage_error, "--workers needs a queued --engine (slurm)");
-  if (!f.manifest_sha256.empty() && !f.index && !f.worker)
-    fail(verdict::usage_error, "--manifest-sha256 goes with --index or --worker");
+  const bool submits =
+      f.no_wait || f.collect || !f.partition.empty() || !f.account.empty() || !f.sbatch_options.empty();
+  std::string queued_engine = "a queued --engine (";  // appended, not "..." + a temporary: GCC PR 105651
+  queued_engine.append(queued_backends()).append(")");
+  if (!queued && submits)
+    fail(verdict::usage_error, "--no-wait, --collect, --partition, --account and --sbatch-option need " +
+                                   queued_engine + "; " + f.backend + " runs the lines itself");
+  if (f.worker && (submits || f.workers))
+    fail(verdict::usage_error, "--worker is what a queued backend's worker task runs, not a way to submit");
+  if (f.workers && !queued) fail(verdict::usage_error, "--workers needs " + queued_engine);
+  if (!f.manifest_sha256.empty() && !f.worker) fail(verdict::usage_error, "--manifest-sha256 goes with --worker");
   return c;
 }
 

@@ -2,7 +2,6 @@
 // The batch command's flags, parsed by CLI11 into a batch_config and the engine's options.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,9 +34,8 @@ struct batch_flags {
   std::vector<std::string> features;
   unsigned jobs = 0;
   bool verbose = false, no_wait = false, collect = false, worker = false;
-  unsigned workers = 0;  // slurm: W worker tasks (0: what the lines and --jobs need, within MaxArraySize)
-  std::optional<std::size_t> index;
-  std::string manifest_sha256;  // with --index: the manifest as it was submitted
+  unsigned workers = 0;         // a queued backend's worker tasks (0: what the lines and --jobs need)
+  std::string manifest_sha256;  // with --worker: the manifest as it was submitted
   std::string partition, account;
   std::vector<std::string> sbatch_options;
   batch_finish_flags finish;  // --no-report, --verify ...
@@ -49,7 +47,7 @@ void add_batch_flags(CLI::App& command, batch_flags& flags);
 // The configuration the flags describe, paths made absolute. Throws failure(usage_error) naming the flag.
 batch_config batch_config_from(const batch_flags& flags);
 
-// The flags a Slurm task repeats: the defaults and the retry policy, as given.
+// The flags a queued backend's worker task repeats: the defaults and the retry policy, as given.
 std::vector<std::string> task_flags_from(const batch_config& config);
 
 }  // namespace plb::cli

@@ -12,7 +12,6 @@
 #include "batch/backend.hpp"
 #include "runner/for_batch.hpp"
 #include "batch/batch_node.hpp"
-#include "batch/batch_claims.hpp"
 
 namespace plb::batch {
 namespace {
@@ -80,7 +79,7 @@ unsigned default_jobs(const batch_plan& plan) {
 
 // Preflight and sweep once, then `jobs` runs at a time.
 batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan, unsigned jobs,
-                              const batch_hooks& hooks) {
+                              const batch_hooks& hooks, const worker_report& origin) {
   const cancellation cancel(hooks.stop);
   const output_dir dir = open_output_dir(config.output_dir, true);
   batch_start start = start_batch(config, plan, dir);
@@ -92,7 +91,6 @@ batch_outcome run_local_batch(const batch_config& config, const batch_plan& plan
 
   batch_state state(start.to_run.size());
   std::atomic<std::size_t> next{0};
-  const worker_report origin = worker_from_environment();
   const auto worker = [&] {
     while (!cancel.signal()) {
       const std::size_t k = next.fetch_add(1);
@@ -131,9 +129,15 @@ class local_backend_type final : public backend {
  public:
   std::string_view name() const noexcept override { return "local"; }
   bool queued() const noexcept override { return false; }
+  const backend_help& help() const noexcept override {
+    static const backend_help text{.jobs = "default CPUs / per-run CPU limit"};
+    return text;
+  }
+  // Whatever scheduler may have started this process, the local backend names itself.
+  worker_report identity() const override { return local_worker(); }
   batch_outcome run(const batch_config& config, const batch_plan& plan, const backend_options& options,
                     const batch_hooks& hooks) const override {
-    return run_local_batch(config, plan, options.jobs ? options.jobs : default_jobs(plan), hooks);
+    return run_local_batch(config, plan, options.jobs ? options.jobs : default_jobs(plan), hooks, identity());
   }
 };
 

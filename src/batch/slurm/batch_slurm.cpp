@@ -19,6 +19,7 @@
 #include "support/failure.hpp"
 #include "support/one_line.hpp"
 #include "batch/slurm/slurm_queue.hpp"
+#include "batch/slurm/slurm_wait.hpp"
 #include "batch/batch_node.hpp"
 #include "batch/batch_claims.hpp"
 #include "batch/batch_worker.hpp"
@@ -58,15 +59,16 @@ std::string self_path() {
   return buf;
 }
 
-// The job script: every task runs this tool on its own line; nothing else of the submitter's
-// environment than what sbatch exports.
+// The job script: every task runs this tool as a worker of this backend (--engine slurm, so that it
+// names itself from Slurm's variables); nothing else of the submitter's environment than what
+// sbatch exports.
 std::string job_script(const batch_config& config, const slurm_options& options) {
   std::string s = "#!/bin/sh\n# Written by plb-sandbox batch: each array task is a worker pulling lines.\nexec";
   for (const std::string& arg : std::vector<std::string>{self_path(), "batch", "--manifest", config.manifest_path,
                                                          "--output-dir", config.output_dir})
     s += text_of({" ", shell_quoted(arg)});
   for (const std::string& arg : options.task_flags) s += text_of({" ", shell_quoted(arg)});
-  s += text_of({" --worker --jobs ", std::to_string(std::max(1u, options.jobs))});
+  s += text_of({" --engine slurm --worker --jobs ", std::to_string(std::max(1u, options.jobs))});
   return s + "\n";
 }
 
@@ -167,9 +169,9 @@ batch_outcome run_slurm_batch(const batch_config& config, const batch_plan& plan
   check_shared_output_dir(config.output_dir);
   const output_dir dir = open_output_dir(config.output_dir, true);
   batch_start start = start_batch(config, plan, dir);
-  const summary_header header{
-      config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}};
-  write_summary(dir, header, plan, start.outcomes);
+  const queued_batch batch{
+      plan, dir, {config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}}};
+  write_summary(dir, batch.header, plan, start.outcomes);
   if (start.to_run.empty()) return {std::move(start.outcomes), 0};
   // A submitter that was killed left its workers running: wait on them rather than submit again.
   std::string job = queued_job(dir);
@@ -183,7 +185,7 @@ batch_outcome run_slurm_batch(const batch_config& config, const batch_plan& plan
   if (!options.wait) return {std::move(start.outcomes), 0};
   resubmitter again;
   again.submit = [&](const std::vector<std::size_t>& lines) { return submit(config, dir, plan, options, lines); };
-  return wait_for_job(job, dir, header, plan, std::move(start), hooks, std::move(again));
+  return wait_for_job(job, batch, std::move(start), hooks, std::move(again));
 }
 
 batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& plan, const batch_hooks& hooks) {
@@ -191,8 +193,8 @@ batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& 
   batch_config as_found = config;
   as_found.retry = retry_policy::none;  // collecting re-runs nothing
   batch_start start = start_batch(as_found, plan, dir);
-  const summary_header header{
-      config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}};
+  const queued_batch batch{
+      plan, dir, {config.manifest_path, plan.manifest_sha256, config.output_dir, "slurm", utc_timestamp(), {}, {}, {}}};
   const std::string job_id = config.output_dir + "/slurm/job-id";
   const unique_fd slurm = open_output_subdir(dir.fd.get(), dir.path, "slurm");
   const auto job = read_own_file(slurm.get(), "job-id", dir.owner, 64);
@@ -200,38 +202,7 @@ batch_outcome collect_slurm_batch(const batch_config& config, const batch_plan& 
     fail(verdict::usage_error, "--collect: " + job_id + ": no submission recorded here (" + job.error().what + ")");
   // Its submission's options (partition, account, task flags) were the first command's: a job
   // array whose workers all died leaves its lines not_run, and the same batch command runs them.
-  return wait_for_job(job->substr(0, job->find('\n')), dir, header, plan, std::move(start), hooks, resubmitter{0, {}});
-}
-
-namespace {
-
-class slurm_backend_type final : public backend {
- public:
-  std::string_view name() const noexcept override { return "slurm"; }
-  bool queued() const noexcept override { return true; }
-  batch_outcome run(const batch_config& config, const batch_plan& plan, const backend_options& options,
-                    const batch_hooks& hooks) const override {
-    slurm_options slurm;
-    slurm.partition = options.partition;
-    slurm.account = options.account;
-    slurm.sbatch_options = options.scheduler_options;
-    slurm.jobs = options.jobs ? options.jobs : 1;
-    slurm.workers = options.workers;
-    slurm.wait = options.wait;
-    slurm.task_flags = options.task_flags;
-    slurm.task_flags.insert(slurm.task_flags.end(), {"--manifest-sha256", plan.manifest_sha256});
-    return run_slurm_batch(config, plan, slurm, hooks);
-  }
-  batch_outcome collect(const batch_config& config, const batch_plan& plan, const batch_hooks& hooks) const override {
-    return collect_slurm_batch(config, plan, hooks);
-  }
-};
-
-}  // namespace
-
-const backend& slurm_backend() {
-  static const slurm_backend_type instance;
-  return instance;
+  return wait_for_job(job->substr(0, job->find('\n')), batch, std::move(start), hooks, resubmitter{0, {}});
 }
 
 }  // namespace plb::batch

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Slurm engine: W worker tasks (sbatch --array=0-<W-1>), each running `plb-sandbox batch ...
 // --worker` on its node (batch_worker.hpp): one preflight, then lines claimed one at a time from
-// the lines that need a run (slurm/lines), --jobs at once. The submitter waits, polling squeue and
+// the lines that need a run (queue/lines), --jobs at once. The submitter waits, polling squeue and
 // the records, hands a dead worker's lines to the others (slurm_workers.hpp), and writes the same
-// summary as the local engine. `--index I` (one line in one task) is still understood.
+// summary as the local engine.
 #pragma once
 
 #include <string>

@@ -35,7 +35,7 @@ std::size_t slurm_max_array_size();
 std::size_t slurm_partition_cpus(const std::string& partition);
 
 // Claims whose worker is no longer alive (not among `alive`, squeue's "<job>_<task>" of pending
-// and running tasks) are moved to slurm/lost/ once their line has a record or its sandbox's
+// and running tasks) are moved to the lost claims (claim_dir) once their line has a record or its sandbox's
 // deadline has passed; another worker then takes the line. Returns how many were handed back.
 std::size_t hand_back_lost_claims(const claim_dir& claims, const batch_plan& plan, const std::set<std::string>& alive,
                                   std::int64_t now);

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Slurm workers' claims without a cluster: the claim and report formats, exclusive link-based
-// claims between racing threads, the hand-back of a dead worker's line only after its sandbox's
-// deadline, the line list, W, and what a line no worker ran becomes.
+// Workers' claims without a cluster: the claim and report formats, exclusive link-based claims
+// between racing threads, the hand-back of a dead worker's line only after its sandbox's deadline,
+// where the shared files live (and where an earlier release left them), the line list, Slurm's W,
+// and what a line no worker ran becomes.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
 #include "batch/batch_claims.hpp"
@@ -100,6 +104,60 @@ TEST_F(ClaimDir, ReportsAreReadBackSorted) {
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].worker, "5_0");
   EXPECT_EQ(r[1].node, "n2");
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+TEST_F(ClaimDir, ANewBatchSharesItsFilesInQueueWhateverItsBackend) {
+  const output_dir dir = out();
+  const claim_dir claims(dir);
+  claims.put("lines", render_line_list({0}));
+  ASSERT_TRUE(claims.try_claim("a", {"7_0", "n1", 1}));
+  claims.report({"7_0", "n1", "running", ""});
+  EXPECT_EQ(claims.path(), dir_ + "/queue");
+  for (const char* name : {"/queue/lines", "/queue/claims/a", "/queue/workers/7_0"}) EXPECT_TRUE(exists(dir_ + name));
+  EXPECT_TRUE(is_directory(dir_ + "/queue/lost"));
+  EXPECT_FALSE(exists(dir_ + "/slurm")) << "no backend's name in the shared layout";
+}
+
+// As an earlier release left a batch directory whose workers may still be running: the shared
+// files under slurm/, beside Slurm's own.
+TEST_F(ClaimDir, AnEarlierReleasesBatchIsResumedWhereItsWorkersWrite) {
+  write("manifest.jsonl", line("a", R"(, "seconds": 5)") + line("b"));
+  for (const char* d : {"slurm", "slurm/claims", "slurm/lost", "slurm/workers"})
+    ASSERT_EQ(::mkdir((dir_ + "/" + d).c_str(), 0700), 0) << d;
+  write("slurm/job-id", "7\n");
+  write("slurm/lines", "0\n1\n");
+  write("slurm/claims/a", render_claim({"7_0", "n1", 1000}));
+  write("slurm/workers/7_0", render_worker_report({"7_0", "n1", "running", ""}));
+  const batch_plan plan = plan_batch(config());
+  const output_dir dir = out();
+  const claim_dir claims(dir);
+  EXPECT_EQ(claims.path(), dir_ + "/slurm");
+  const auto lines = claims.get("lines", 64);
+  ASSERT_TRUE(lines) << lines.error().what;
+  EXPECT_EQ(parse_line_list(*lines, plan.size()), (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(claims.held(), std::vector<std::string>{"a"});
+  ASSERT_TRUE(claims.read("a"));
+  EXPECT_EQ(claims.read("a")->worker, "7_0");
+  const auto reports = claims.reports();
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].worker, "7_0");
+  EXPECT_FALSE(claims.try_claim("a", {"8_0", "n2", 2000})) << "the earlier worker still holds it";
+  EXPECT_EQ(hand_back_lost_claims(claims, plan, {}, 1000000), 1u) << "its worker is gone, its deadline past";
+  EXPECT_FALSE(exists(dir_ + "/slurm/claims/a"));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_ + "/slurm/lost"), {}), 1);
+  EXPECT_TRUE(claims.try_claim("b", {"8_0", "n2", 2000}));
+  EXPECT_TRUE(exists(dir_ + "/slurm/claims/b"));
+  EXPECT_FALSE(exists(dir_ + "/queue")) << "one batch's workers share one place";
 }
 
 TEST(LineList, RoundTripsAndRefusesBadLists) {
