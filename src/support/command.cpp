@@ -38,7 +38,8 @@ command_output run_command(const std::string& path, const std::vector<std::strin
   const char* envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", nullptr};
   bp::posix::default_launcher launcher;
   launcher.env = envp;
-  auto proc = launcher(ctx, ec, bp::filesystem::path(path), args, bp::process_stdio{nullptr, out, err});
+  // The executor's overload: Boost 1.81's io_context overload drops `ec` and throws system_error.
+  auto proc = launcher(ctx.get_executor(), ec, bp::filesystem::path(path), args, bp::process_stdio{nullptr, out, err});
   if (ec) fail(sandbox::verdict::host_refused, "cannot run " + path + ": " + ec.message());
   command_output result;
   asio::steady_timer deadline(ctx);

@@ -16,5 +16,13 @@ TEST(OneLine, EveryNonPrintableByteIsEscaped) {
   EXPECT_EQ(one_line(std::string("nul\0x", 5)), "nul\\x00x");
 }
 
+TEST(OneLine, HexEscapeIsThePrefixAndTwoDigits) {
+  std::string out = "a";
+  append_hex_escape(out, 0x0a, "\\x");
+  append_hex_escape(out, 0xfe, "%", true);
+  append_hex_escape(out, 0x00, "%");
+  EXPECT_EQ(out, "a\\x0a%FE%00");
+}
+
 }  // namespace
 }  // namespace plb

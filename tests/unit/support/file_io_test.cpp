@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tool's file helpers (file_io.hpp) on real files in a temporary directory: a descriptor owned
+// once; an operator-named path opened only when it is a regular file (a FIFO never blocks the
+// open, a directory or device is refused); reads bounded to the byte; writes complete or errno.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "../temp_dir.hpp"
+#include "support/file_io.hpp"
+
+namespace plb {
+namespace {
+
+bool is_open(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
+
+class FileIo : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("plb-file-io-test");
+    ASSERT_FALSE(dir_.empty());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& contents) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary) << contents;
+    return path;
+  }
+
+  std::string dir_;
+};
+
+TEST(UniqueFd, ClosesWhatItOwnsOnceAndHandsItOverOnMove) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  {
+    unique_fd read_end(fds[0]);
+    unique_fd moved(std::move(read_end));
+    EXPECT_FALSE(read_end);
+    EXPECT_EQ(moved.get(), fds[0]);
+    EXPECT_TRUE(is_open(fds[0])) << "a move does not close";
+  }
+  EXPECT_FALSE(is_open(fds[0])) << "the last owner closed it";
+
+  unique_fd write_end(fds[1]);
+  const int released = write_end.release();
+  EXPECT_EQ(released, fds[1]);
+  EXPECT_FALSE(write_end);
+  write_end.reset();
+  EXPECT_TRUE(is_open(released)) << "a released descriptor is the caller's";
+  write_end.reset(released);
+  write_end.reset();
+  EXPECT_FALSE(is_open(released));
+}
+
+TEST_F(FileIo, OpensARegularFileAndKnowsItsSize) {
+  const opened_file f = open_regular_file(write("data.csv", "a,b\n1,2\n"));
+  ASSERT_TRUE(f) << describe(f);
+  EXPECT_EQ(f.size, 8u);
+  char buf[16] = {};
+  EXPECT_EQ(::read(f.fd.get(), buf, sizeof buf), 8);
+  EXPECT_EQ(std::string(buf), "a,b\n1,2\n");
+  EXPECT_NE(::fcntl(f.fd.get(), F_GETFD) & FD_CLOEXEC, 0) << "no descriptor leaks into a child";
+}
+
+TEST_F(FileIo, RefusesWhatIsNotARegularFileWithoutOpeningIt) {
+  // A FIFO with no writer: a plain open for reading would block here forever.
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, dir_, std::string("/dev/null")}) {
+    const opened_file f = open_regular_file(path);
+    EXPECT_FALSE(f) << path;
+    EXPECT_EQ(f.error, open_error::not_regular) << path;
+    EXPECT_FALSE(f.fd) << path;
+    EXPECT_EQ(describe(f), "not a regular file");
+  }
+}
+
+TEST_F(FileIo, AMissingFileIsTheSystemsReason) {
+  const opened_file f = open_regular_file(dir_ + "/absent");
+  EXPECT_EQ(f.error, open_error::system);
+  EXPECT_EQ(f.errno_value, ENOENT);
+  EXPECT_EQ(describe(f), std::strerror(ENOENT));
+}
+
+TEST_F(FileIo, ReadsUpToTheLimitAndNotOneByteMore) {
+  const std::string big(200000, 'x');  // past the first 64 KiB buffer: it grows as the file does
+  const opened_file f = open_regular_file(write("big", big));
+  ASSERT_TRUE(f);
+  const read_result all = read_up_to(f.fd.get(), big.size());
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all.data, big) << "exactly at the limit is allowed";
+
+  const opened_file g = open_regular_file(write("big", big));
+  const read_result over = read_up_to(g.fd.get(), big.size() - 1);
+  EXPECT_EQ(over.error, read_error::too_large);
+  EXPECT_TRUE(over.data.empty()) << "a refused read hands back nothing";
+
+  const opened_file e = open_regular_file(write("empty", ""));
+  const read_result none = read_up_to(e.fd.get(), 0);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none.data, "");
+}
+
+TEST_F(FileIo, AReadErrorIsTheSystemsReason) {
+  const unique_fd d(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(d);
+  const read_result r = read_up_to(d.get(), 100);
+  EXPECT_EQ(r.error, read_error::system);
+  EXPECT_EQ(r.errno_value, EISDIR);
+}
+
+TEST_F(FileIo, WriteAllWritesEveryByte) {
+  const std::string path = dir_ + "/out";
+  const unique_fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  ASSERT_TRUE(fd);
+  std::string data(3 << 20, '\0');
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7);
+  ASSERT_TRUE(write_all(fd.get(), data));
+  const opened_file back = open_regular_file(path);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(read_up_to(back.fd.get(), data.size()).data, data);
+}
+
+TEST(WriteAll, AFailedWriteIsItsErrno) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  const unique_fd write_end(fds[1]);
+  ::close(fds[0]);
+  // The test binary ignores SIGPIPE (tests/harness/test_main.cpp): the write fails with EPIPE.
+  const auto r = write_all(write_end.get(), "nobody reads this");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().errno_value, EPIPE);
+  EXPECT_EQ(r.error().what, std::strerror(EPIPE));
+}
+
+}  // namespace
+}  // namespace plb
