@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Throughput of the host-side work at the limit size, with simdjson parsing the same predictions
-// document as the reference. Run: build/bench/core_bench (README, Performance).
+// document as the reference. Run: build/bench/core_bench (bench/README.md).
 #include <benchmark/benchmark.h>
 
 #include <simdjson.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// write_limit_csv FILE: the limit-size input (500,000 rows x 2 selected features) for ci/bench-e2e.
+// write_limit_csv FILE: the limit-size input (500,000 rows x 2 selected features) for ci/bench/bench-e2e.
 #include <cstdio>
 #include <fstream>
 

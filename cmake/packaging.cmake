@@ -10,10 +10,10 @@ set(out ${PROJECT_BINARY_DIR}/packaging)
 
 configure_file(${pkg}/setup-host.sh.in ${out}/plb-sandbox-setup-host @ONLY)
 install(PROGRAMS ${out}/plb-sandbox-setup-host DESTINATION ${CMAKE_INSTALL_SBINDIR} COMPONENT tool)
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/setup-host DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/daemonize DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/start-warden DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
-install(FILES ${PROJECT_SOURCE_DIR}/ci/runsc.sha256 DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/host/setup-host DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/host/daemonize DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/host/start-warden DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
+install(FILES ${PROJECT_SOURCE_DIR}/ci/host/runsc.sha256 DESTINATION ${CMAKE_INSTALL_DATADIR}/plb-sandbox COMPONENT tool)
 # The deadline warden's unit (warden.hpp): enabled and started by the postinst, purged by postrm.
 install(FILES ${pkg}/plb-sandbox-warden.service DESTINATION lib/systemd/system COMPONENT tool)
 install(FILES ${pkg}/plb-sandbox.bash-completion DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions

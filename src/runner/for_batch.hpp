@@ -5,7 +5,7 @@
 // is public: runner.hpp's score() makes its own preflight every time, which is right for one run
 // and wrong for a thousand. Not installed; these types change with the runner.
 //
-// ci/check-layering holds that src/batch reaches the runner through this header only.
+// ci/checks/check-layering holds that src/batch reaches the runner through this header only.
 #pragma once
 
 #include "runner/api/runner.hpp"

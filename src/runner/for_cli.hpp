@@ -5,7 +5,7 @@
 // reports, so they take its types; an embedding program has no use for them, so runner.hpp keeps
 // them out. Not installed; these types change with the runner.
 //
-// ci/check-layering holds that tools/ reaches the runner through this header only.
+// ci/checks/check-layering holds that tools/ reaches the runner through this header only.
 #pragma once
 
 #include "plb/sandbox/image_id.hpp"

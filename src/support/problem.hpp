@@ -12,7 +12,7 @@
 //
 // Where the run must end, the code throws failure(verdict, line) instead (failure.hpp): it is
 // caught only where an outcome is made (the runner API's result, the CLI's main, a batch's line).
-// The engine layer never throws it. ci/check-error-rule refuses what a script can see of this.
+// The engine layer never throws it. ci/checks/check-error-rule refuses what a script can see of this.
 //
 // Each error type has a throw_exception_from_error, so result::value() on an error throws a
 // std::runtime_error with its words (a programming error: callers test the result first).

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `plb-sandbox batch --engine slurm` on the single-node cluster ci/setup-slurm stands up: every
+# `plb-sandbox batch --engine slurm` on the single-node cluster ci/host/setup-slurm stands up: every
 # array task is a real sandbox-score run on the node. One case per property.
 #   batch_slurm.sh TOOL CASE EXAMPLES_DIR
 source "$(dirname "${BASH_SOURCE[0]}")/batch_common.sh"
-sinfo -h -o %T | grep -qE 'idle|mixed|allocated' || fail "no Slurm node is up (run ci/setup-slurm)"
+sinfo -h -o %T | grep -qE 'idle|mixed|allocated' || fail "no Slurm node is up (run ci/host/setup-slurm)"
 
 case $case_name in
 same_as_local)

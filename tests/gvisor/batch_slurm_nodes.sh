@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `plb-sandbox batch --engine slurm` workers on the two-node cluster `ci/setup-slurm --nodes 2
+# `plb-sandbox batch --engine slurm` workers on the two-node cluster `ci/host/setup-slurm --nodes 2
 # --max-array-size 4` stands up on this host (n1 and n2, one slurmd -N each). One case per property.
 #   batch_slurm_nodes.sh TOOL CASE EXAMPLES_DIR
 source "$(dirname "${BASH_SOURCE[0]}")/batch_common.sh"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 for n in n1 n2; do
-  sinfo -h -n $n -o %T 2>/dev/null | grep -qE 'idle|mixed|allocated' || fail "node $n is not up (ci/setup-slurm --nodes 2)"
+  sinfo -h -n $n -o %T 2>/dev/null | grep -qE 'idle|mixed|allocated' || fail "node $n is not up (ci/host/setup-slurm --nodes 2)"
 done
 [ "$(scontrol show config | awk '$1 == "MaxArraySize" {print $3}')" -le 4 ] || fail "MaxArraySize is not set low"
 
-# N distinct small submissions (each its own digest), like ci/bench-batch's.
+# N distinct small submissions (each its own digest), like ci/bench/bench-batch's.
 small_manifest() {
   mkdir -p "$work/subs"
   : > "$work/subs/manifest.jsonl"
@@ -45,7 +45,7 @@ spread)
   no_containers_left
   echo "PASS: 40 lines spread over n1 and n2 with the local engine's verdicts and predictions digests" ;;
 bad_node)
-  # n2's TaskProlog (ci/setup-slurm) points the tool at a daemon that is not there: n2 fails its
+  # n2's TaskProlog (ci/host/setup-slurm) points the tool at a daemon that is not there: n2 fails its
   # preflight, takes no line, and says why; every line runs on n1. Nothing on the host is edited.
   install -d -m 0755 /run/plb-slurm-test
   trap 'rm -f /run/plb-slurm-test/bad-n2; rm -rf "$work"' EXIT
@@ -74,7 +74,7 @@ node_killed)
   # slurmstepd SIGKILLed. n1 must finish every line; the line n2 held is handed to n1 once its
   # sandbox's deadline has passed (the warden removes that sandbox), so nothing runs twice at once.
   source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
-  trap 'bash "$root/ci/setup-slurm" --nodes 2 --max-array-size 4 > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
+  trap 'bash "$root/ci/host/setup-slurm" --nodes 2 --max-array-size 4 > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
   slow_manifest 6
   for i in 5 6; do sed -n 1p "$work/slow/manifest.jsonl" | sed "s/slow-1/slow-$i/" >> "$work/slow/manifest.jsonl"; done
   sed -i 's/}$/, "seconds": 15}/' "$work/slow/manifest.jsonl"

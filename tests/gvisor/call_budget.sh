@@ -18,7 +18,7 @@ examples=$(cd "$3" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 fail() { echo "FAIL ($case_name): $*"; exit 1; }
-command -v strace >/dev/null || fail "strace is not installed (ci/setup-host installs it)"
+command -v strace >/dev/null || fail "strace is not installed (ci/host/setup-host installs it)"
 install -d -m 0700 /var/lib/plb-sandbox-tests
 work=$(mktemp -d -p /var/lib/plb-sandbox-tests budget.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -17,7 +17,7 @@ examples=$2
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 ml_image=${PLB_SANDBOX_ML_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image-ml.id 2>/dev/null || true)}
 fail() { echo "FAIL (guest_threads): $*"; exit 1; }
-[ -n "$ml_image" ] || fail "no ML image: run ci/setup-host --ml-image (or set PLB_SANDBOX_ML_IMAGE)"
+[ -n "$ml_image" ] || fail "no ML image: run ci/host/setup-host --ml-image (or set PLB_SANDBOX_ML_IMAGE)"
 [ "$(nproc)" -ge 2 ] || fail "needs a host with more CPUs than the run's one to show the guest sees its own"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -13,7 +13,7 @@ tool=$1
 examples=$(cd "$2" && pwd)
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 fail() { echo "FAIL: $*"; exit 1; }
-command -v strace >/dev/null || fail "strace is not installed (ci/setup-host installs it)"
+command -v strace >/dev/null || fail "strace is not installed (ci/host/setup-host installs it)"
 install -d -m 0700 /var/lib/plb-sandbox-tests
 work=$(mktemp -d -p /var/lib/plb-sandbox-tests refusals.XXXXXX)
 trap 'rm -rf "$work"' EXIT

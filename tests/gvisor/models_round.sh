@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The real example round (examples/models/, issue 31) under gVisor at the spec's defaults (30 s,
 # 512 MiB, one CPU): scikit-learn and PyTorch models trained at set-up time in a trusted runc
-# container of the ML image (ci/setup-host --ml-image), scored with `plb-sandbox batch`.
+# container of the ML image (ci/host/setup-host --ml-image), scored with `plb-sandbox batch`.
 #   models_round.sh TOOL SOURCE_DIR ROUND_DIR
 # Every real submission is `success` with predictions bit-identical to the trusted run's; the two
 # that fail as real ones do (a missing module, a shape mismatch) are script_failed; the round's
@@ -13,7 +13,7 @@ src=$2
 round=$3
 fail() { echo "FAIL (models_round): $*"; exit 1; }
 image=${PLB_SANDBOX_ML_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image-ml.id 2>/dev/null || true)}
-[ -n "$image" ] || fail "no ML image: run ci/setup-host --ml-image (or set PLB_SANDBOX_ML_IMAGE)"
+[ -n "$image" ] || fail "no ML image: run ci/host/setup-host --ml-image (or set PLB_SANDBOX_ML_IMAGE)"
 install -d -m 0700 /var/lib/plb-sandbox-tests
 work=$(mktemp -d -p /var/lib/plb-sandbox-tests models.XXXXXX)
 trap 'rm -rf "$work"' EXIT

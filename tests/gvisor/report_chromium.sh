@@ -7,7 +7,7 @@
 #   report_chromium.sh TOOL chromium EXAMPLES_DIR ARTIFACTS_DIR
 source "$(dirname "${BASH_SOURCE[0]}")/batch_common.sh"
 artifacts=$4
-command -v chromium >/dev/null || fail "chromium is not installed (ci/setup-host installs it)"
+command -v chromium >/dev/null || fail "chromium is not installed (ci/host/setup-host installs it)"
 # The example's submissions, and three more: markup on stdout (output_rejected), on stderr then
 # exit 3 (script_failed), and a sleep past its 1 s limit (timeout).
 # The round's directory name is markup too: the manifest's path reaches the page's header, escaped.

@@ -28,7 +28,7 @@ trap cleanup EXIT
 
 status=$("$tool" warden --status) || fail "no warden answers: $status"
 pid=$(sed -n 's/^plb-sandbox-warden pid=\([0-9]*\) .*/\1/p' <<<"$status")
-[ "$(readlink -f "/proc/$pid/exe")" = "$(readlink -f "$tool")" ] || fail "the warden (pid $pid) is not $tool's: ci/start-warden $tool"
+[ "$(readlink -f "/proc/$pid/exe")" = "$(readlink -f "$tool")" ] || fail "the warden (pid $pid) is not $tool's: ci/host/start-warden $tool"
 log_from=$(($(stat -c %s "$log") + 1))
 
 # A create request's body: LABELS (a JSON object's members) and CMD (a JSON array).

@@ -1,26 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# warden_clock_stepped.sh TOOL CI_DIR: issue 33 item 5 on the real daemon, the machine's clock
-# untouched: the warden runs with its own view of the wall clock an hour behind (libfaketime, the
-# Debian package faketime: CLOCK_REALTIME only, the monotonic clocks left alone), as after a
-# backward step. A running container of the tool's, due 3 s after its creation, must still be
+# warden_clock_stepped.sh TOOL HOST_SCRIPTS (ci/host): issue 33 item 5 on the real daemon, the
+# machine's clock untouched: the warden runs with its own view of the wall clock an hour behind
+# (libfaketime, the Debian package faketime: CLOCK_REALTIME only, the monotonic clocks left alone),
+# as after a backward step. A running container of the tool's, due 3 s after its creation, must still be
 # removed by the warden within MARGIN of that (by the monotonic bound: first seen + label); by the
 # wall clock alone it would live an hour. The build's supervised warden is started again on every
 # way out.
 set -euo pipefail
 tool=$1
-ci=$2
+host_scripts=$2
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 readonly margin=5 preload=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 fail() { echo "FAIL: $*"; exit 1; }
 api() { curl -sf --unix-socket /var/run/docker.sock "$@"; }
-[ -f "$preload" ] || fail "no $preload: install the faketime package (ci/setup-host does)"
+[ -f "$preload" ] || fail "no $preload: install the faketime package (ci/host/setup-host does)"
 work=$(mktemp -d)
 stepped= name=
 cleanup() {
   [ -n "$name" ] && docker rm -f "$name" >/dev/null 2>&1
   [ -n "$stepped" ] && kill "$stepped" 2>/dev/null && wait "$stepped" 2>/dev/null
-  bash "$ci/start-warden" "$tool" >/dev/null 2>&1 || echo "could not start the warden again"
+  bash "$host_scripts/start-warden" "$tool" >/dev/null 2>&1 || echo "could not start the warden again"
   rm -rf "$work"
 }
 trap cleanup EXIT

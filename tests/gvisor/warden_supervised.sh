@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# warden_supervised.sh TOOL CI_DIR: issue 33 item 4 without systemd, what kills what and what an
-# operator sees (the status line, doctor, the log):
+# warden_supervised.sh TOOL HOST_SCRIPTS (ci/host): issue 33 item 4 without systemd, what kills
+# what and what an operator sees (the status line, doctor, the log):
 #   1. SIGKILL of the warden alone: its supervisor starts a new one (new PID, same supervisor);
 #   2. SIGKILL of the supervisor alone: the warden execs itself into a supervisor (same PID) and
 #      starts a new warden;
@@ -9,15 +9,15 @@
 #   4. SIGTERM of the warden (an operator's stop): both stop, and say so;
 #   5. a warden started without a supervisor is refused by doctor, with the fix.
 # (gvisor.deadline.kill_everything_at_warden kills the warden with a run's whole cgroup.) On every
-# way out the build's warden is started again, supervised (ci/start-warden).
+# way out the build's warden is started again, supervised (ci/host/start-warden).
 set -euo pipefail
 tool=$1
-ci=$2
+host_scripts=$2
 readonly log=/var/log/plb-sandbox-warden.log
 fail() { echo "FAIL: $*"; exit 1; }
-restore() { bash "$ci/start-warden" "$tool" >/dev/null 2>&1 || echo "could not start the warden again: see $log"; }
+restore() { bash "$host_scripts/start-warden" "$tool" >/dev/null 2>&1 || echo "could not start the warden again: see $log"; }
 trap restore EXIT
-bash "$ci/start-warden" "$tool"
+bash "$host_scripts/start-warden" "$tool"
 log_from=$(($(stat -c %s "$log") + 1))
 status() { "$tool" warden --status 2>/dev/null || true; }
 field() { sed -n "s/.* $1=\\([0-9-]*\\).*/\\1/p" <<<"$2"; }
@@ -27,7 +27,7 @@ logged() { tail -c +"$log_from" "$log" | grep -qF "$1" || fail "the log does not
 
 s=$(status)
 warden=$(field pid "$s") supervisor=$(field supervisor "$s")
-[ -n "$warden" ] && [ "${supervisor:-0}" -gt 1 ] || fail "not supervised after ci/start-warden: $s"
+[ -n "$warden" ] && [ "${supervisor:-0}" -gt 1 ] || fail "not supervised after ci/host/start-warden: $s"
 
 kill -9 "$warden"
 restarted() { s=$(status); [ -n "$s" ] && [ "$(field pid "$s")" != "$warden" ] && [ "$(field supervisor "$s")" = "$supervisor" ]; }
@@ -53,7 +53,7 @@ wait_for both_gone
 logged "supervisor: the warden (pid $warden) stopped cleanly; stopping too"
 echo "4. SIGTERM to warden $warden: it and supervisor $supervisor stopped"
 
-bash "$ci/daemonize" "$log" "$tool" warden
+bash "$host_scripts/daemonize" "$log" "$tool" warden
 answers() { [ -n "$(status)" ]; }
 wait_for answers
 s=$(status)
@@ -66,8 +66,8 @@ grep -q "deadline warden .*runs unsupervised" <<<"$doctor" || fail "doctor does 
 grep -q "fix: restart it supervised: .*start-warden" <<<"$doctor" || fail "doctor gives no fix: $doctor"
 echo "5. an unsupervised warden is refused: $(grep 'deadline warden' <<<"$doctor")"
 
-bash "$ci/start-warden" "$tool"
+bash "$host_scripts/start-warden" "$tool"
 s=$(status)
-[ "$(field supervisor "$s")" -gt 1 ] || fail "ci/start-warden did not replace the unsupervised warden: $s"
+[ "$(field supervisor "$s")" -gt 1 ] || fail "ci/host/start-warden did not replace the unsupervised warden: $s"
 trap - EXIT
 echo "PASS: the warden is supervised, and an unsupervised one is refused"

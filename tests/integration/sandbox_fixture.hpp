@@ -64,7 +64,7 @@ class SandboxTest : public ::testing::Test {
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
     image_ = runtime_image();
-    ASSERT_EQ(image_.rfind("sha256:", 0), 0u) << "run ci/setup-host first";
+    ASSERT_EQ(image_.rfind("sha256:", 0), 0u) << "run ci/host/setup-host first";
   }
 
   void TearDown() override {

@@ -4,7 +4,7 @@
 // child, so little can kill it:
 //   - the OOM killer passes it over (oom_score_adj -1000; the warden gets -500: bounded, but it
 //     allocates, and a warden the OOM killer takes is restarted here);
-//   - a job's or a session's cgroup kill does not reach it (ci/daemonize puts it in a cgroup of
+//   - a job's or a session's cgroup kill does not reach it (ci/host/daemonize puts it in a cgroup of
 //     its own, the unit in the unit's);
 //   - SIGKILL of it alone: the warden sees its parent change within a period and execs itself
 //     into a new supervisor (warden_service.cpp), which starts a new warden.

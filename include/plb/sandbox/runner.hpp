@@ -50,7 +50,7 @@ struct scoring_options {
 };
 
 // Where a run's time went, in seconds: the tool's own phases around the sandbox's (what
-// ci/bench-e2e splits the tool's cost into). Zero for a phase the run did not reach.
+// ci/bench/bench-e2e splits the tool's cost into). Zero for a phase the run did not reach.
 struct scoring_phases {
   double preflight = 0;  // the reaper, the host checks and the sweep, with the inputs read alongside
                          // (a batch line has no checks or sweep: the batch made them)

@@ -42,7 +42,7 @@ host_result<std::string> runsc_release_check(check_context& c) {
                        " is older than the oldest gVisor plb-sandbox supports (" + min_runsc_release + ")",
                    "install runsc " + std::string(min_runsc_release) +
                        " or later (Debian 12: apt-get install -t bookworm-backports runsc; or run "
-                       "plb-sandbox-setup-host / ci/setup-host)"};
+                       "plb-sandbox-setup-host / ci/host/setup-host)"};
   if (f.runtime_platform != required_platform)
     return refusal{"the runsc runtime uses gVisor's " + f.runtime_platform +
                        " platform; the limits (host task budget, timings) are measured on systrap",

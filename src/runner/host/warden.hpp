@@ -9,7 +9,7 @@
 // enforce the deadlines their clients only declare:
 //   - every container of the tool carries its deadline, `plb-sandbox.expires-after=<wall + grace>`
 //     seconds after the daemon created it (sandbox_policy.hpp);
-//   - the warden, started with dockerd (ci/setup-host, the package's systemd unit), lists the
+//   - the warden, started with dockerd (ci/host/setup-host, the package's systemd unit), lists the
 //     tool's containers once a period (bounded however many there are and whatever their labels
 //     carry: container_list_reader.hpp) and removes each one past its deadline, running or not,
 //     whatever became of the run that created it. It retries every period until the daemon

@@ -2,7 +2,7 @@
 // `explain`: everything a sandbox-score with these flags would do, checked as far as it can be
 // without starting anything (the script digest, the data, the limits, the host, with the gVisor
 // proof only from the cache), and the exact docker argv. Rendered as text for people and as JSON
-// for scripts (ci/bench-e2e reads the argv from it).
+// for scripts (ci/bench/bench-e2e reads the argv from it).
 #pragma once
 
 #include <string>

@@ -18,7 +18,7 @@ namespace plb::runner {
 inline constexpr const char* state_dir = "/var/lib/plb-sandbox";
 inline constexpr const char* runs_dir = "/var/lib/plb-sandbox/runs";
 inline constexpr const char* cache_dir = "/var/cache/plb-sandbox";
-// Where ci/setup-host (and plb-sandbox-setup-host) record the reviewed image's ID; the tool itself
+// Where ci/host/setup-host (and plb-sandbox-setup-host) record the reviewed image's ID; the tool itself
 // never reads it (it takes --runtime-image), the tests and scripts do.
 inline constexpr const char* runtime_image_id_file = "/var/lib/plb-sandbox/runtime-image.id";
 

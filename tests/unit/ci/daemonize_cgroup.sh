@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# daemonize_cgroup.sh DAEMONIZE: issue 33 item 9. ci/daemonize's own cgroup on trees shaped as the
+# daemonize_cgroup.sh DAEMONIZE: issue 33 item 9. ci/host/daemonize's own cgroup on trees shaped as the
 # kernel mounts them, built in a temporary directory (this VM is cgroup v1 and cannot switch):
 #   - v2 (unified): one plb-sandbox-daemons at the top, and none inside system.slice or any
 #     other child cgroup (they are cgroups, not hierarchies), no cpuset copying;
@@ -38,4 +38,4 @@ done
 [ "$(cat "$v1/cpuset/plb-sandbox-daemons/cpuset.cpus")" = 0-1 ] || fail "v1: the cpuset has no CPUs"
 [ "$(cat "$v1/cpuset/plb-sandbox-daemons/cpuset.mems")" = 0 ] || fail "v1: the cpuset has no memory nodes"
 [ "$(find "$v1" -name plb-sandbox-daemons | wc -l)" = 8 ] || fail "v1: $(find "$v1" -name plb-sandbox-daemons)"
-echo "PASS: ci/daemonize joins one cgroup on v2 and one per hierarchy on v1"
+echo "PASS: ci/host/daemonize joins one cgroup on v2 and one per hierarchy on v1"
