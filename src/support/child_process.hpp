@@ -26,8 +26,10 @@ struct child_setup {
   // run's CPUs, so its start-up and its relaying of the output stay off the CPUs of other runs.
   const cpu_set_t* cpus = nullptr;
 
+  // const: the launcher skips, without a word, an initializer whose hook it cannot call, and a
+  // const child_setup with a non-const hook would lose every step below.
   template <class Launcher>
-  bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
+  bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) const {
     if (cpus && ::sched_setaffinity(0, sizeof *cpus, cpus) != 0) return bp::error_code(errno, bp::system_category());
 #if BOOST_VERSION < 108200
     // Boost 1.81 workaround: Boost.Process v2 leaks the parent's descriptors into the child. Every

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs a trusted host command (the runtime's --version, Slurm's sbatch/squeue/scancel) and returns
-// what it printed. The command gets no environment of the operator's: PATH only, plus `extra_env`.
+// what it printed. The command gets no environment of the operator's: PATH only.
 #pragma once
 
 #include <chrono>

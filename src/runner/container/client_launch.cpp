@@ -23,7 +23,8 @@ result<client_process> launch_client(boost::asio::io_context& ctx, const std::ve
   child_setup setup;
   if (CPU_COUNT(&mask) > 0) setup.cpus = &mask;
   bp::error_code ec;
-  auto proc = launcher(ctx, ec, bp::filesystem::path(docker_binary), arguments,
+  // The executor's overload: Boost 1.81's io_context overload drops `ec` and throws system_error.
+  auto proc = launcher(ctx.get_executor(), ec, bp::filesystem::path(docker_binary), arguments,
                        bp::process_stdio{pipes.in, pipes.out, pipes.err}, setup);
   if (ec) return problem::says("cannot start " + std::string(docker_binary) + ": " + ec.message());
   return proc;
