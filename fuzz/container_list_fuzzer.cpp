@@ -14,9 +14,9 @@
 
 #include <boost/json.hpp>
 
+#include "fuzz_check.hpp"
 #include "runner/engine/container_list_reader.hpp"
 #include "runner/engine/engine_json.hpp"
-#include "fuzz_check.hpp"
 
 namespace {
 

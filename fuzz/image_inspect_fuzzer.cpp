@@ -7,8 +7,8 @@
 
 #include <boost/json.hpp>
 
-#include "runner/engine/engine_json.hpp"
 #include "fuzz_check.hpp"
+#include "runner/engine/engine_json.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view s(reinterpret_cast<const char*>(data), size);

@@ -7,10 +7,10 @@
 
 #include "batch/batch_output_dir.hpp"
 #include "batch/batch_report_io.hpp"
+#include "runner/for_batch.hpp"
 #include "support/dir_files.hpp"
 #include "support/failure.hpp"
 #include "support/one_line.hpp"
-#include "runner/for_batch.hpp"
 
 namespace plb::batch {
 namespace {

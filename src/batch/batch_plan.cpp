@@ -6,10 +6,10 @@
 
 #include "batch/backend.hpp"
 #include "batch/batch.hpp"
-#include "support/failure.hpp"
-#include "support/file_io.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "runner/for_batch.hpp"
+#include "support/failure.hpp"
+#include "support/file_io.hpp"
 
 namespace plb::batch {
 namespace {

@@ -6,10 +6,10 @@
 
 #include <boost/json.hpp>
 
-#include "support/dir_files.hpp"
 #include "batch/batch_claims.hpp"
 #include "plb/sandbox/image_id.hpp"
 #include "plb/sandbox/provenance.hpp"
+#include "support/dir_files.hpp"
 
 namespace plb::batch {
 namespace {

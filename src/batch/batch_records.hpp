@@ -13,8 +13,8 @@
 #include <boost/json/object.hpp>
 
 #include "batch/batch.hpp"
-#include "runner/for_batch.hpp"
 #include "batch/batch_output_dir.hpp"
+#include "runner/for_batch.hpp"
 
 namespace plb::batch {
 

@@ -5,9 +5,9 @@
 
 #include "batch/batch_report.hpp"
 #include "batch/batch_report_text.hpp"
-#include "support/one_line.hpp"
 #include "plb/sandbox/batch_manifest.hpp"
 #include "plb/sandbox/verdict.hpp"
+#include "support/one_line.hpp"
 
 namespace plb::batch {
 namespace {

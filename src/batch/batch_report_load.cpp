@@ -3,18 +3,18 @@
 // a value that is not one the tool writes refuses the whole report, naming the file, row and field.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <exception>
 #include <functional>
-#include <cmath>
 
 #include <boost/json.hpp>
 
 #include "batch/batch_report_io.hpp"
-#include "batch/batch_summary_events.hpp"
 #include "batch/batch_summary.hpp"
-#include "support/failure.hpp"
+#include "batch/batch_summary_events.hpp"
 #include "plb/sandbox/batch_manifest.hpp"
 #include "plb/sandbox/provenance_reader.hpp"
+#include "support/failure.hpp"
 
 namespace plb::batch {
 namespace {

@@ -11,13 +11,13 @@
 
 #include "batch/batch_report_io.hpp"
 #include "batch/batch_report_text.hpp"
-#include "support/dir_files.hpp"
-#include "support/failure.hpp"
-#include "support/one_line.hpp"
 #include "plb/sandbox/batch_manifest.hpp"
 #include "plb/sandbox/provenance_reader.hpp"
 #include "plb/sandbox/verdict.hpp"
 #include "runner/for_batch.hpp"
+#include "support/dir_files.hpp"
+#include "support/failure.hpp"
+#include "support/one_line.hpp"
 
 namespace plb::batch {
 namespace {

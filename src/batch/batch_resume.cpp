@@ -4,8 +4,8 @@
 #include <array>
 
 #include "batch/batch_records.hpp"
-#include "support/dir_files.hpp"
 #include "plb/sandbox/digest.hpp"
+#include "support/dir_files.hpp"
 
 namespace plb::batch {
 namespace {

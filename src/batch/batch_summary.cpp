@@ -6,10 +6,10 @@
 
 #include <boost/json.hpp>
 
+#include "batch/batch_claims.hpp"
+#include "runner/for_batch.hpp"
 #include "support/dir_files.hpp"
 #include "support/one_line.hpp"
-#include "runner/for_batch.hpp"
-#include "batch/batch_claims.hpp"
 
 namespace plb::batch {
 namespace {

@@ -7,8 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "batch/batch_claims.hpp"
 #include "batch/backend.hpp"
+#include "batch/batch_claims.hpp"
 #include "batch/batch_resume.hpp"
 #include "support/dir_files.hpp"
 #include "support/failure.hpp"

@@ -13,11 +13,11 @@
 #include "runner/engine/docker_engine.hpp"
 #include "runner/host/host_key.hpp"
 #include "runner/host/preflight.hpp"
-#include "runner/state/state_dirs.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/request_check.hpp"
 #include "runner/score/score.hpp"
 #include "runner/score/verify.hpp"
+#include "runner/state/state_dirs.hpp"
 
 namespace plb::batch {
 

@@ -9,13 +9,13 @@
 #pragma once
 
 #include "plb/sandbox/image_id.hpp"
+#include "runner/api/runner.hpp"
 #include "runner/container/sweep.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "runner/host/doctor.hpp"
 #include "runner/host/warden.hpp"
 #include "runner/score/explain.hpp"
 #include "runner/score/request_check.hpp"
-#include "runner/api/runner.hpp"
 #include "runner/score/score_request.hpp"
 #include "runner/score/verify.hpp"
 #include "support/cancellation.hpp"

@@ -11,8 +11,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "support/failure.hpp"
 #include "plb/sandbox/digest.hpp"
+#include "support/failure.hpp"
 
 namespace plb {
 namespace {

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <thread>
 
-#include "runner/container/container_cleanup.hpp"
 #include "plb/sandbox/verdict.hpp"
+#include "runner/container/container_cleanup.hpp"
 #include "runner/container/run_directory.hpp"
 #include "sandbox_fixture.hpp"
 

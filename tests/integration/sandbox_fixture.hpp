@@ -17,10 +17,10 @@
 #include <thread>
 #include <vector>
 
+#include "plb/sandbox/digest.hpp"
 #include "runner/container/container_cleanup.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "runner/state/state_dirs.hpp"
-#include "plb/sandbox/digest.hpp"
 #include "tool_process.hpp"
 
 namespace plb::test {

@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
-#include "support/failure.hpp"
 #include "score_flags.hpp"
+#include "support/failure.hpp"
 
 namespace plb::cli {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "batch/batch.hpp"
 #include "batch/backend.hpp"
+#include "batch/batch.hpp"
 #include "batch_finish_flags.hpp"
 
 namespace plb::cli {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "score_flags.hpp"
 
-#include "support/failure.hpp"
 #include "runner/for_cli.hpp"
+#include "support/failure.hpp"
 
 namespace plb::cli {
 namespace {

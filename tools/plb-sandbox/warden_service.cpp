@@ -19,11 +19,11 @@
 #include <thread>
 
 #include "runner/for_cli.hpp"
-#include "warden_daemon.hpp"
-#include "warden_service.hpp"
-#include "support/unix_address.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
+#include "support/unix_address.hpp"
+#include "warden_daemon.hpp"
+#include "warden_service.hpp"
 
 namespace plb::cli {
 namespace {

@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "batch/backend.hpp"
-#include "runner/for_batch.hpp"
 #include "batch/batch_node.hpp"
+#include "runner/for_batch.hpp"
 
 namespace plb::batch {
 namespace {

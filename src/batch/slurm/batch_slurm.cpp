@@ -13,17 +13,17 @@
 #include <cstring>
 #include <filesystem>
 
+#include "batch/batch_claims.hpp"
+#include "batch/batch_node.hpp"
 #include "batch/batch_resume.hpp"
+#include "batch/batch_worker.hpp"
+#include "batch/slurm/slurm_queue.hpp"
+#include "batch/slurm/slurm_wait.hpp"
+#include "batch/slurm/slurm_workers.hpp"
 #include "support/command.hpp"
 #include "support/dir_files.hpp"
 #include "support/failure.hpp"
 #include "support/one_line.hpp"
-#include "batch/slurm/slurm_queue.hpp"
-#include "batch/slurm/slurm_wait.hpp"
-#include "batch/batch_node.hpp"
-#include "batch/batch_claims.hpp"
-#include "batch/batch_worker.hpp"
-#include "batch/slurm/slurm_workers.hpp"
 
 namespace plb::batch {
 namespace {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "support/command.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
+#include "support/command.hpp"
 
 namespace plb::batch {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "batch/batch_claims.hpp"
 #include "batch/backend.hpp"
+#include "batch/batch_claims.hpp"
 #include "plb/sandbox/limits.hpp"
 
 namespace plb::batch {

@@ -9,8 +9,8 @@
 #include <charconv>
 #include <thread>
 
-#include "support/dir_files.hpp"
 #include "runner/state/state_dirs.hpp"
+#include "support/dir_files.hpp"
 
 namespace plb::runner {
 namespace {

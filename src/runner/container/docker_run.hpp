@@ -23,13 +23,13 @@
 #include <string_view>
 #include <vector>
 
-#include "support/cancellation.hpp"
-#include "runner/container/cgroup_monitor.hpp"
-#include "runner/container/client_launch.hpp"
-#include "runner/engine/docker_engine.hpp"
 #include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/scoring_progress.hpp"
+#include "runner/container/cgroup_monitor.hpp"
+#include "runner/container/client_launch.hpp"
 #include "runner/container/reaper.hpp"
+#include "runner/engine/docker_engine.hpp"
+#include "support/cancellation.hpp"
 
 namespace plb::runner {
 

@@ -14,10 +14,10 @@
 #include <list>
 #include <vector>
 
-#include "support/unix_address.hpp"
 #include "support/child_process.hpp"
 #include "support/failure.hpp"
 #include "support/test_hold.hpp"
+#include "support/unix_address.hpp"
 
 namespace plb::runner {
 namespace {

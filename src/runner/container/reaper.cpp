@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -16,11 +16,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "runner/engine/docker_engine.hpp"
-#include "support/unix_address.hpp"
-#include "support/failure.hpp"
 #include "runner/container/reaper_calls.hpp"
+#include "runner/engine/docker_engine.hpp"
 #include "runner/state/state_dirs.hpp"
+#include "support/failure.hpp"
+#include "support/unix_address.hpp"
 
 namespace plb::runner {
 namespace {

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "support/failure.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
+#include "support/failure.hpp"
 
 namespace plb::runner {
 

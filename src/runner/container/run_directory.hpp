@@ -10,8 +10,8 @@
 
 #include <string>
 
-#include "support/file_io.hpp"
 #include "runner/state/state_dirs.hpp"
+#include "support/file_io.hpp"
 
 namespace plb::runner {
 

@@ -6,10 +6,10 @@
 
 #include <filesystem>
 
-#include "runner/container/container_cleanup.hpp"
-#include "support/failure.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
+#include "runner/container/container_cleanup.hpp"
 #include "runner/container/run_directory.hpp"
+#include "support/failure.hpp"
 
 namespace plb::runner {
 

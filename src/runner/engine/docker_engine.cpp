@@ -3,9 +3,9 @@
 
 #include <stdexcept>
 
+#include "plb/sandbox/sandbox_policy.hpp"
 #include "runner/engine/container_list_reader.hpp"
 #include "support/one_line.hpp"
-#include "plb/sandbox/sandbox_policy.hpp"
 
 namespace plb::runner {
 namespace {

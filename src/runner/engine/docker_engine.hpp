@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "plb/sandbox/image_id.hpp"
 #include "runner/engine/container_list_reader.hpp"
 #include "runner/engine/engine_error.hpp"
 #include "runner/engine/engine_json.hpp"
 #include "runner/engine/engine_transport.hpp"
-#include "plb/sandbox/image_id.hpp"
 
 namespace plb::runner {
 

@@ -4,8 +4,8 @@
 #include <boost/json.hpp>
 
 #include "plb/sandbox/sandbox_policy.hpp"
-#include "runner/engine/engine_time.hpp"
 #include "runner/engine/container_list_reader.hpp"
+#include "runner/engine/engine_time.hpp"
 
 namespace plb::runner {
 namespace {

@@ -5,15 +5,15 @@
 
 #include <boost/json.hpp>
 
-#include "runner/state/cache_entry.hpp"
-#include "runner/container/container_run.hpp"
-#include "support/failure.hpp"
-#include "runner/container/owner.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
+#include "runner/container/container_run.hpp"
+#include "runner/container/owner.hpp"
 #include "runner/container/run_directory.hpp"
 #include "runner/container/run_id.hpp"
 #include "runner/host/runsc_identity.hpp"
+#include "runner/state/cache_entry.hpp"
+#include "support/failure.hpp"
 
 namespace plb::runner {
 namespace {

@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-#include "support/cancellation.hpp"
-#include "runner/engine/docker_engine.hpp"
 #include "plb/sandbox/image_id.hpp"
 #include "plb/sandbox/limits.hpp"
+#include "runner/engine/docker_engine.hpp"
+#include "support/cancellation.hpp"
 
 #include "runner/state/refusal.hpp"
 

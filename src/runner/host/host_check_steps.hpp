@@ -3,9 +3,9 @@
 // provide, the context every check reads and fills, and the two slices of the table.
 #pragma once
 
-#include <span>
 #include <future>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 

@@ -6,12 +6,12 @@
 
 #include <cstdlib>
 
-#include "runner/host/docker_cli_context.hpp"
 #include "runner/container/client_launch.hpp"  // docker_binary
 #include "runner/host/cgroup_hierarchy.hpp"
+#include "runner/host/docker_cli_context.hpp"
 #include "runner/host/host_check_steps.hpp"
-#include "runner/state/state_dirs.hpp"
 #include "runner/host/warden.hpp"
+#include "runner/state/state_dirs.hpp"
 
 namespace plb::runner::checks {
 namespace {

@@ -3,8 +3,8 @@
 // (host_check_steps.hpp declares the slices; host_checks.cpp runs them in order).
 #include <unistd.h>
 
-#include "runner/host/host_check_steps.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
+#include "runner/host/host_check_steps.hpp"
 #include "runner/host/runsc_identity.hpp"
 
 namespace plb::runner::checks {

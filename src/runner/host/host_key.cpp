@@ -13,9 +13,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runner/state/state_dirs.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
-#include "runner/state/state_dirs.hpp"
 
 namespace plb::runner {
 namespace {

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "support/cancellation.hpp"
-#include "runner/engine/docker_engine.hpp"
 #include "plb/sandbox/image_id.hpp"
 #include "plb/sandbox/limits.hpp"
+#include "runner/engine/docker_engine.hpp"
+#include "support/cancellation.hpp"
 
 namespace plb::runner {
 

@@ -11,10 +11,10 @@
 
 #include <boost/json.hpp>
 
+#include "plb/sandbox/digest.hpp"
 #include "runner/state/cache_entry.hpp"
 #include "support/command.hpp"
 #include "support/file_io.hpp"
-#include "plb/sandbox/digest.hpp"
 
 namespace plb::runner {
 namespace {

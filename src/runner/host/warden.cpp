@@ -8,14 +8,14 @@
 
 #include <algorithm>
 #include <charconv>
-#include <ctime>
 #include <cstring>
+#include <ctime>
 
-#include "support/unix_address.hpp"
-#include "support/file_io.hpp"
 #include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "runner/container/sweep.hpp"
+#include "support/file_io.hpp"
+#include "support/unix_address.hpp"
 
 namespace plb::runner {
 namespace {

@@ -4,14 +4,14 @@
 #include <algorithm>
 #include <vector>
 
-#include "runner/engine/call_budget.hpp"
 #include "runner/container/cpu_allocator.hpp"
 #include "runner/container/docker_run.hpp"
-#include "runner/engine/engine_transport.hpp"
-#include "support/failure.hpp"
 #include "runner/container/run_directory.hpp"
+#include "runner/engine/call_budget.hpp"
+#include "runner/engine/engine_transport.hpp"
 #include "runner/score/score.hpp"
 #include "runner/score/snapshot.hpp"
+#include "support/failure.hpp"
 
 namespace plb::runner {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "support/cancellation.hpp"
 #include "plb/sandbox/csv_reader.hpp"
 #include "plb/sandbox/digest.hpp"
+#include "support/cancellation.hpp"
 
 namespace plb::runner {
 

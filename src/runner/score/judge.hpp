@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "runner/container/container_run.hpp"
 #include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/verdict.hpp"
+#include "runner/container/container_run.hpp"
 
 namespace plb::runner {
 

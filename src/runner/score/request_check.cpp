@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "support/failure.hpp"
 #include "runner/score/output_files.hpp"
+#include "support/failure.hpp"
 
 namespace plb::runner {
 namespace {

@@ -7,21 +7,21 @@
 #include <filesystem>
 #include <future>
 
-#include "runner/container/container_run.hpp"
-#include "runner/score/judge.hpp"
-#include "support/failure.hpp"
-#include "runner/score/output_files.hpp"
-#include "runner/container/owner.hpp"
-#include "runner/score/provenance_seal.hpp"
-#include "runner/container/cpu_allocator.hpp"
-#include "plb/sandbox/sandbox_policy.hpp"
 #include "plb/sandbox/features_encoder.hpp"
 #include "plb/sandbox/predictions_parser.hpp"
-#include "runner/host/preflight.hpp"
+#include "plb/sandbox/sandbox_policy.hpp"
+#include "runner/container/container_run.hpp"
+#include "runner/container/cpu_allocator.hpp"
+#include "runner/container/owner.hpp"
 #include "runner/container/run_directory.hpp"
 #include "runner/container/run_id.hpp"
 #include "runner/container/sweep.hpp"
+#include "runner/host/preflight.hpp"
 #include "runner/host/warden.hpp"
+#include "runner/score/judge.hpp"
+#include "runner/score/output_files.hpp"
+#include "runner/score/provenance_seal.hpp"
+#include "support/failure.hpp"
 
 #ifndef PLB_SANDBOX_VERSION
 #define PLB_SANDBOX_VERSION "unknown"

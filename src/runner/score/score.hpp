@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "support/cancellation.hpp"
-#include "runner/score/input_data.hpp"
 #include "plb/sandbox/provenance.hpp"
 #include "plb/sandbox/runner.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
+#include "runner/score/input_data.hpp"
 #include "runner/score/score_request.hpp"
 #include "runner/score/snapshot.hpp"
+#include "support/cancellation.hpp"
 
 namespace plb::runner {
 

@@ -3,15 +3,15 @@
 
 #include <sys/stat.h>
 
-#include "support/dir_files.hpp"
+#include "plb/sandbox/provenance_reader.hpp"
 #include "runner/engine/docker_engine.hpp"
+#include "runner/host/preflight.hpp"
+#include "runner/score/output_files.hpp"
+#include "runner/score/provenance_seal.hpp"
+#include "support/dir_files.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
 #include "support/one_line.hpp"
-#include "runner/score/output_files.hpp"
-#include "runner/score/provenance_seal.hpp"
-#include "plb/sandbox/provenance_reader.hpp"
-#include "runner/host/preflight.hpp"
 
 namespace plb::runner {
 namespace {

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "plb/sandbox/exit_codes.hpp"
-#include "support/cancellation.hpp"
 #include "plb/sandbox/runner.hpp"
 #include "runner/host/host_key.hpp"
+#include "support/cancellation.hpp"
 
 namespace plb::runner {
 

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "support/file_io.hpp"
 #include "runner/state/state_dirs.hpp"
+#include "support/file_io.hpp"
 
 namespace plb::runner {
 namespace {

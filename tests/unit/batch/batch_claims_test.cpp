@@ -12,12 +12,12 @@
 #include <thread>
 
 #include "batch/batch_claims.hpp"
-#include "batch_fixture.hpp"
 #include "batch/batch_records.hpp"
-#include "batch/slurm/batch_slurm.hpp"
 #include "batch/batch_worker.hpp"
+#include "batch/slurm/batch_slurm.hpp"
 #include "batch/slurm/slurm_queue.hpp"
 #include "batch/slurm/slurm_workers.hpp"
+#include "batch_fixture.hpp"
 
 namespace plb::batch {
 namespace {

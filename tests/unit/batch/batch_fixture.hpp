@@ -17,9 +17,9 @@
 #include <string>
 
 #include "batch/batch.hpp"
-#include "runner/for_batch.hpp"
 #include "batch/batch_output_dir.hpp"
 #include "plb/sandbox/provenance.hpp"
+#include "runner/for_batch.hpp"
 
 namespace plb::batch {
 

@@ -16,8 +16,8 @@
 #include "batch/batch_report.hpp"
 #include "batch/batch_report_io.hpp"
 #include "batch/batch_summary.hpp"
-#include "support/failure.hpp"
 #include "plb/sandbox/verdict.hpp"
+#include "support/failure.hpp"
 
 namespace plb::batch {
 namespace {

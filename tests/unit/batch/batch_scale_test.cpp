@@ -6,8 +6,8 @@
 // and a replaced file is either the old one or the new one, never a part.
 #include <gtest/gtest.h>
 
-#include <boost/json.hpp>
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>

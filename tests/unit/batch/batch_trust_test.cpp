@@ -12,9 +12,9 @@
 #include <filesystem>
 
 #include "batch/backend.hpp"
-#include "batch_fixture.hpp"
 #include "batch/batch_records.hpp"
 #include "batch/batch_resume.hpp"
+#include "batch_fixture.hpp"
 #include "support/failure.hpp"
 
 namespace plb::batch {

@@ -12,12 +12,12 @@
 #include <fstream>
 
 #include "batch/backend.hpp"
-#include "batch_fixture.hpp"
 #include "batch/batch_records.hpp"
 #include "batch/batch_resume.hpp"
 #include "batch/slurm/batch_slurm.hpp"
-#include "support/failure.hpp"
+#include "batch_fixture.hpp"
 #include "plb/sandbox/provenance.hpp"
+#include "support/failure.hpp"
 
 namespace plb::batch {
 namespace {
