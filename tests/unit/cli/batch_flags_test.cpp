@@ -193,12 +193,16 @@ TEST(BatchFlags, QueueOnlyFlagsAreTakenByAQueuedEngine) {
 TEST(BatchFlags, AWorkerIsNotAWayToSubmitOrCollect) {
   const auto queued = queued_backend();
   if (!queued) GTEST_SKIP() << "no queued backend registered";
-  for (const std::vector<std::string>& given :
-       {std::vector<std::string>{"--worker", "--engine", *queued}, {"--worker", "--collect", "--engine", *queued}}) {
+  for (const std::vector<std::string>& given : {std::vector<std::string>{"--worker", "--collect", "--engine", *queued},
+                                                {"--worker", "--no-wait", "--engine", *queued}}) {
     batch_line line;
     line.parse(given);
     EXPECT_TRUE(contains(line.refusal(), "--worker")) << line.refusal();
   }
+  // The job script's own form: a worker learns who it is from its engine (backend::identity).
+  batch_line job_script;
+  job_script.parse({"--worker", "--engine", *queued});
+  EXPECT_EQ(job_script.refusal(), "");
 }
 
 TEST(BatchFlags, TheManifestDigestGoesOnlyWithAWorker) {

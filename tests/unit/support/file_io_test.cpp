@@ -97,27 +97,29 @@ TEST_F(FileIo, ReadsUpToTheLimitAndNotOneByteMore) {
   const std::string big(200000, 'x');  // past the first 64 KiB buffer: it grows as the file does
   const opened_file f = open_regular_file(write("big", big));
   ASSERT_TRUE(f);
-  const read_result all = read_up_to(f.fd.get(), big.size());
+  const result<std::string> all = read_up_to(f.fd.get(), big.size());
   ASSERT_TRUE(all);
-  EXPECT_EQ(all.data, big) << "exactly at the limit is allowed";
+  EXPECT_EQ(*all, big) << "exactly at the limit is allowed";
 
   const opened_file g = open_regular_file(write("big", big));
-  const read_result over = read_up_to(g.fd.get(), big.size() - 1);
-  EXPECT_EQ(over.error, read_error::too_large);
-  EXPECT_TRUE(over.data.empty()) << "a refused read hands back nothing";
+  const result<std::string> over = read_up_to(g.fd.get(), big.size() - 1);
+  ASSERT_FALSE(over) << "one byte past the limit is refused, and a refused read hands back nothing";
+  EXPECT_TRUE(is_too_large(over.error()));
+  EXPECT_EQ(over.error().errno_value, EFBIG);
 
   const opened_file e = open_regular_file(write("empty", ""));
-  const read_result none = read_up_to(e.fd.get(), 0);
+  const result<std::string> none = read_up_to(e.fd.get(), 0);
   ASSERT_TRUE(none);
-  EXPECT_EQ(none.data, "");
+  EXPECT_EQ(*none, "");
 }
 
 TEST_F(FileIo, AReadErrorIsTheSystemsReason) {
   const unique_fd d(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   ASSERT_TRUE(d);
-  const read_result r = read_up_to(d.get(), 100);
-  EXPECT_EQ(r.error, read_error::system);
-  EXPECT_EQ(r.errno_value, EISDIR);
+  const result<std::string> r = read_up_to(d.get(), 100);
+  ASSERT_FALSE(r);
+  EXPECT_FALSE(is_too_large(r.error())) << "the system's reason, not the size";
+  EXPECT_EQ(r.error().errno_value, EISDIR);
 }
 
 TEST_F(FileIo, WriteAllWritesEveryByte) {
@@ -129,7 +131,9 @@ TEST_F(FileIo, WriteAllWritesEveryByte) {
   ASSERT_TRUE(write_all(fd.get(), data));
   const opened_file back = open_regular_file(path);
   ASSERT_TRUE(back);
-  EXPECT_EQ(read_up_to(back.fd.get(), data.size()).data, data);
+  const result<std::string> read_back = read_up_to(back.fd.get(), data.size());
+  ASSERT_TRUE(read_back);
+  EXPECT_EQ(*read_back, data);
 }
 
 TEST(WriteAll, AFailedWriteIsItsErrno) {
