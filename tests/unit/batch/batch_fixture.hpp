@@ -26,15 +26,15 @@ namespace plb::batch {
 inline const std::string hex64 = "2d5ac43c328cd40926415024070b0f97d27503c27f62d8a6f5c1c5ecd3bb9fad";
 inline const std::string image = "sha256:" + std::string(64, 'b');
 
-class BatchDir : public ::testing::Test {
+class BatchDir : public test::temp_dir_test {
  protected:
+  BatchDir() : temp_dir_test("plb-batch-test") {}
   void SetUp() override {
-    dir_ = test::make_temp_dir("plb-batch-test");
-    ASSERT_FALSE(dir_.empty());
+    temp_dir_test::SetUp();
+    if (HasFatalFailure()) return;
     ASSERT_EQ(::mkdir((dir_ + "/.key").c_str(), 0700), 0);
     write("in.csv", "a,b\n1,2\n");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   void write(const std::string& name, const std::string& text) const {
     std::ofstream(dir_ + "/" + name, std::ios::binary | std::ios::trunc) << text;
   }
@@ -70,7 +70,6 @@ class BatchDir : public ::testing::Test {
     write(id + ".csv", csv);
     write(id + ".csv.sandbox.json", sandbox::render_json(rec));
   }
-  std::string dir_;
 };
 
 }  // namespace plb::batch

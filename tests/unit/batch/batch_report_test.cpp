@@ -260,18 +260,17 @@ TEST(BatchReport, VerifyCsvRoundTripsAndRefusesWhatItDoesNotWrite) {
     EXPECT_THROW((void)parse_verify_csv("/o/batch-verify.csv", broken, note), failure) << broken;
 }
 
-class ReportDir : public ::testing::Test {
+class ReportDir : public test::temp_dir_test {
  protected:
+  ReportDir() : temp_dir_test("plb-report-test") {}
   void SetUp() override {
-    dir_ = test::make_temp_dir("plb-report-test");
-    ASSERT_FALSE(dir_.empty());
+    temp_dir_test::SetUp();
+    if (HasFatalFailure()) return;
     std::vector<line_outcome> o(1);
     o[0].state = "script_failed", o[0].exit_code = 8, o[0].message = hostile;
     const summary_header h{"/m.jsonl", digest, dir_, "local", "", {}, {}};
     std::ofstream(dir_ + "/batch-summary.json") << render_summary_json(h, plan_of({"a"}), o);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_;
 };
 
 TEST_F(ReportDir, WritesTheReport0600AndReplacesOnlyItsOwnFile) {

@@ -80,19 +80,14 @@ struct score_line {
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
 // A fresh directory for --output, so that the output checks pass unless a test plants a file.
-class ScoreFlags : public ::testing::Test {
+class ScoreFlags : public test::temp_dir_test {
  protected:
-  void SetUp() override {
-    dir_ = test::make_temp_dir("plb-score-flags-test");
-    ASSERT_FALSE(dir_.empty());
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  ScoreFlags() : temp_dir_test("plb-score-flags-test") {}
 
   std::vector<std::string> with(const std::vector<std::string>& extra) const {
     return required_and(dir_ + "/predictions.csv", extra);
   }
 
-  std::string dir_;
   score_line line_;
 };
 

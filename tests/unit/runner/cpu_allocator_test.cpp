@@ -19,17 +19,12 @@
 namespace plb::runner {
 namespace {
 
-class CpuAllocator : public ::testing::Test {
+class CpuAllocator : public test::temp_dir_test {
  protected:
-  void SetUp() override {
-    dir_ = test::make_temp_dir("plb-cpus-test");
-    ASSERT_FALSE(dir_.empty());
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  CpuAllocator() : temp_dir_test("plb-cpus-test") {}
   cpu_allocator allocator(std::vector<unsigned> cpus) const {
     return cpu_allocator(unique_fd(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), std::move(cpus));
   }
-  std::string dir_;
 };
 
 TEST(CpuLists, RenderAndParse) {

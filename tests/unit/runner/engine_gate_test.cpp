@@ -76,21 +76,20 @@ void write_all_or_fail(int fd, const std::string& data) {
   }
 }
 
-class EngineGate : public ::testing::Test {
+class EngineGate : public test::temp_dir_test {
  protected:
+  EngineGate() : temp_dir_test("plb-gate-test") {}
   void SetUp() override {
-    dir_ = test::make_temp_dir("plb-gate-test");
-    ASSERT_FALSE(dir_.empty());
+    temp_dir_test::SetUp();
+    if (HasFatalFailure()) return;
     daemon_ = listen_at(dir_ + "/daemon.sock");
     ASSERT_TRUE(daemon_);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string gate_path() const { return engine_gate_path(dir_); }
   unique_fd accept_daemon_side(int ms) {
     if (!readable_within(daemon_.get(), ms)) return {};
     return unique_fd(::accept4(daemon_.get(), nullptr, nullptr, SOCK_CLOEXEC));
   }
-  std::string dir_;
   unique_fd daemon_;
 };
 

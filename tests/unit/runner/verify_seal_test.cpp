@@ -25,18 +25,18 @@ namespace sb = plb::sandbox;
 const host_key key_a(host_key::bytes_type{0x61, 0x6b, 0x65, 0x79});
 const host_key key_b(host_key::bytes_type{0x62, 0x6b, 0x65, 0x79});
 
-class VerifySeal : public ::testing::Test {
+class VerifySeal : public test::temp_dir_test {
  protected:
+  VerifySeal() : temp_dir_test("plb-verify-seal") {}
   void SetUp() override {
-    dir_ = test::make_temp_dir("plb-verify-seal");
-    ASSERT_FALSE(dir_.empty());
+    temp_dir_test::SetUp();
+    if (HasFatalFailure()) return;
     model_ = dir_ + "/model.py";
     data_ = dir_ + "/in.csv";
     write(model_, "print('{\"predictions\": [1]}')\n");
     write(data_, "a,b\n1,2\n");
     prov_ = dir_ + "/pred.csv.sandbox.json";
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   static void write(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
@@ -76,7 +76,7 @@ class VerifySeal : public ::testing::Test {
     EXPECT_NE(c.problems[0].message.find(words), std::string::npos) << c.problems[0].message;
   }
 
-  std::string dir_, model_, data_, prov_;
+  std::string model_, data_, prov_;
 };
 
 TEST_F(VerifySeal, ASealedProvenancePassesAndNamesItsInputs) {

@@ -23,21 +23,15 @@ namespace {
 
 bool is_open(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
 
-class FileIo : public ::testing::Test {
+class FileIo : public test::temp_dir_test {
  protected:
-  void SetUp() override {
-    dir_ = test::make_temp_dir("plb-file-io-test");
-    ASSERT_FALSE(dir_.empty());
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  FileIo() : temp_dir_test("plb-file-io-test") {}
 
   std::string write(const std::string& name, const std::string& contents) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path, std::ios::binary) << contents;
     return path;
   }
-
-  std::string dir_;
 };
 
 TEST(UniqueFd, ClosesWhatItOwnsOnceAndHandsItOverOnMove) {
