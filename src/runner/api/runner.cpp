@@ -51,10 +51,6 @@ Result to_result(const char* success_message, Body&& body) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // A file request's run, its outputs' paths into `result`.
 void score_files(const score_request& checked, const run_hooks& hooks, run_report& run,
                  sandbox::scoring_result& result) {
