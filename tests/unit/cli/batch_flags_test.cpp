@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "batch_flags.hpp"
+#include "command_line.hpp"
 #include "support/failure.hpp"
 
 namespace plb::cli {
@@ -39,21 +40,12 @@ struct batch_line {
 
   void parse(std::vector<std::string> args, bool required = true) {
     if (required) args.insert(args.begin(), {"--manifest", "m.jsonl", "--output-dir", "out"});
-    args.insert(args.begin(), {"plb-sandbox", "batch"});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    root.parse(static_cast<int>(argv.size()), argv.data());
+    test::parse_as_main(root, "batch", std::move(args));
   }
 
   // The usage_error's line that batch_config_from throws, or "" when none is thrown.
   std::string refusal() const {
-    try {
-      batch_config_from(flags);
-    } catch (const failure& f) {
-      EXPECT_EQ(f.verdict(), verdict::usage_error) << f.what();
-      return f.what();
-    }
-    return "";
+    return test::usage_refusal([&] { (void)batch_config_from(flags); });
   }
 };
 

@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "../temp_dir.hpp"
+#include "command_line.hpp"
 #include "score_flags.hpp"
 #include "support/failure.hpp"
 
@@ -58,22 +59,11 @@ struct score_line {
 
   score_line() { add_score_flags(*command, flags); }
 
-  void parse(std::vector<std::string> args) {
-    args.insert(args.begin(), {"plb-sandbox", "sandbox-score"});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    root.parse(static_cast<int>(argv.size()), argv.data());
-  }
+  void parse(std::vector<std::string> args) { test::parse_as_main(root, "sandbox-score", std::move(args)); }
 
   // The usage_error's line that checking the parsed flags throws, or "" when none is thrown.
   std::string refusal() const {
-    try {
-      check_score_flags(flags);
-    } catch (const failure& f) {
-      EXPECT_EQ(f.verdict(), sandbox::verdict::usage_error) << f.what();
-      return f.what();
-    }
-    return "";
+    return test::usage_refusal([&] { (void)check_score_flags(flags); });
   }
 };
 
