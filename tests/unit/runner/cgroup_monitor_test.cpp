@@ -5,21 +5,23 @@
 #include "runner/container/cgroup_monitor.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+
+#include "../temp_dir.hpp"
 
 namespace plb::runner {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A private directory standing in for /sys/fs/cgroup, removed with the test.
+// A private directory standing in for /sys/fs/cgroup, removed with the test. A fresh one of its own
+// (mkdtemp): a name made of the test's, as before, held a '/' for a parameterised test, and its
+// removal then left the parent behind in /tmp.
 struct fake_root {
-  fs::path path = fs::temp_directory_path() / ("plb-cgroup-" + std::to_string(::getpid()) + "-" +
-                                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::path path = test::make_temp_dir("plb-cgroup");
   explicit fake_root(const std::map<std::string, std::string>& files) {
     for (const auto& [rel, text] : files) {
       fs::create_directories((path / rel).parent_path());
