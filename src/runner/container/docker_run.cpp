@@ -87,12 +87,11 @@ class watchdog_run {
     outcome_.elapsed = ended - start_;
     outcome_.seen_start_unix_ns = clock_->started_unix_ns();
     outcome_.seen_script = clock_->script_elapsed(ended);
-    // A start past its allowance, or a script past its wall time, is so even when the client's exit
-    // was seen before the deadline's handler (a tool that was stopped and resumed sees both at once).
+    // A start past its allowance is so even when the client's exit was seen before the deadline's
+    // handler (a tool stopped and resumed sees both at once); a script past its wall time by this
+    // view is for the judge to weigh against the daemon's record of the exit.
     if (clock_->started_late()) outcome_.start_timed_out = true;
-    if (!outcome_.start_timed_out && outcome_.seen_script >= request_.wall && !outcome_.output_cap_exceeded &&
-        !outcome_.interrupted_by)
-      outcome_.timed_out = true;
+    outcome_.seen_past_wall = !outcome_.start_timed_out && outcome_.seen_script >= request_.wall;
     monitor_->sample();
     outcome_.usage = monitor_->usage();
     return std::move(outcome_);
@@ -141,8 +140,9 @@ class watchdog_run {
     monitor_->sample();
     report_progress();
     schedule_sample();
-    // A client still alive five seconds after the kill began is killed itself.
-    if (first_kill_ && !client_exited_ && clock::now() - *first_kill_ > std::chrono::seconds(5) && process_) {
+    // A client alive five seconds after the kill began, or after the daemon saw the exit, is killed.
+    const std::optional<clock::time_point> grace_from = first_kill_ ? first_kill_ : exit_seen_;
+    if (grace_from && !client_exited_ && clock::now() - *grace_from > std::chrono::seconds(5) && process_) {
       bp::error_code ignore;
       process_->terminate(ignore);
     }
@@ -154,11 +154,22 @@ class watchdog_run {
     deadline_.async_wait([this](bp::error_code e) {
       if (e) return;
       if (!clock_->start_known()) look();  // one last look before the start counts as late
-      if (outcome_.start_timed_out || first_kill_) return;
+      if (outcome_.start_timed_out || first_kill_ || exit_seen_) return;
       if (clock_->start_known() && clock::now() < clock_->deadline()) return arm_deadline();  // it started in time
+      if (clock_->start_known() && exited_in_time()) return;  // the client is late, not the script
       (clock_->start_known() ? outcome_.timed_out : outcome_.start_timed_out) = true;
       kill_container();
     });
+  }
+
+  // At the wall time's end with the client still running: did the daemon see the container exit in
+  // time (run_clock.hpp)? Then nothing is killed, and the late client gets the kill's grace to exit
+  // (sample()). One inspection (call_budget.hpp).
+  bool exited_in_time() {
+    const auto st = sampling_engine_.inspect_container(request_.container_name);
+    if (!st || !*st || (*st)->running || !clock_->ended_in_time((*st)->finished_ns)) return false;
+    exit_seen_ = clock::now();
+    return true;
   }
 
   // Inspects the container: its ID for the cgroup monitor, and its start for the run's clock. Once
@@ -184,11 +195,6 @@ class watchdog_run {
     hold_at(hold_stage::started);
   }
 
-  static std::int64_t unix_now_ns() noexcept {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
-
   void schedule_sample() {
     sampler_.expires_after(budget::sample_period);
     sampler_.async_wait([this](bp::error_code e) {
@@ -202,13 +208,8 @@ class watchdog_run {
   }
 
   void report_progress() {
-    if (!request_.on_progress || samples_ % 2 != 0) return;
-    sandbox::scoring_progress p;
-    p.elapsed_seconds = clock_->script_elapsed(clock::now()).count();
-    p.wall_seconds = std::chrono::duration<double>(request_.wall).count();
-    p.starting = !clock_->start_known();
-    p.stopping = first_kill_.has_value();
-    request_.on_progress(p);
+    if (request_.on_progress && samples_ % 2 == 0)
+      request_.on_progress(clock_->progress(clock::now(), first_kill_.has_value()));
   }
 
   const docker_run_request request_;
@@ -228,6 +229,7 @@ class watchdog_run {
   clock::time_point start_;
   std::optional<run_clock> clock_;  // from the gate's opening
   std::optional<clock::time_point> first_kill_;
+  std::optional<clock::time_point> exit_seen_;  // the daemon said the container exited in time (exited_in_time)
   bool client_exited_ = false;
   docker_run_outcome outcome_;
   output_drain output_;

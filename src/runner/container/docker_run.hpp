@@ -48,9 +48,11 @@ struct docker_run_request {
 
 struct docker_run_outcome {
   bool client_exited = false;
-  int client_exit_code = -1;     // valid when client_exited
-  int client_signal = 0;         // the client died by this signal
-  bool timed_out = false;        // the script's own run reached the wall time
+  int client_exit_code = -1;  // valid when client_exited
+  int client_signal = 0;      // the client died by this signal
+  // The watchdog stopped the script at its wall time's end: the container was still running then,
+  // by the daemon's word (a container the daemon had already seen exit is the client's lateness).
+  bool timed_out = false;
   bool start_timed_out = false;  // the container did not start within its start allowance
   bool output_cap_exceeded = false;
   int interrupted_by = 0;                   // the signal of a stop request honoured during the run
@@ -62,10 +64,12 @@ struct docker_run_outcome {
   std::string container_id;                 // once the daemon had created it
   std::chrono::duration<double> elapsed{};  // the client's life from the gate's opening
   // The run's clock as the watchdog saw it (run_clock.hpp): when the gate opened, when the daemon
-  // said the container started (nullopt: not seen), and the script's time at the client's exit.
+  // said the container started (nullopt: not seen), and the script's time at the client's exit,
+  // which lags the container's own exit by the daemon's and the client's work (judge.cpp weighs it).
   std::int64_t gate_opened_unix_ns = 0;
   std::optional<std::int64_t> seen_start_unix_ns;
   std::chrono::duration<double> seen_script{};
+  bool seen_past_wall = false;  // seen_script reached the wall time (a stopped or starved tool)
   cgroup_usage usage;
 };
 

@@ -34,6 +34,25 @@ std::chrono::duration<double> run_clock::script_elapsed(steady::time_point now) 
 
 std::optional<std::int64_t> run_clock::started_unix_ns() const noexcept { return started_unix_ns_; }
 
+bool run_clock::ended_in_time(std::optional<std::int64_t> finished_unix_ns) const noexcept {
+  return started_unix_ns_ && finished_unix_ns &&
+         std::chrono::nanoseconds(*finished_unix_ns - *started_unix_ns_) < wall_;
+}
+
+sandbox::scoring_progress run_clock::progress(steady::time_point now, bool stopping) const noexcept {
+  sandbox::scoring_progress p;
+  p.elapsed_seconds = script_elapsed(now).count();
+  p.wall_seconds = std::chrono::duration<double>(wall_).count();
+  p.starting = !start_known();
+  p.stopping = stopping;
+  return p;
+}
+
+std::int64_t unix_now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 run_times times_of(std::int64_t gate_opened_unix_ns, std::optional<std::int64_t> seen_start_unix_ns,
                    std::chrono::duration<double> seen_script, std::optional<std::int64_t> started_ns,
                    std::optional<std::int64_t> finished_ns) noexcept {
@@ -43,8 +62,8 @@ run_times times_of(std::int64_t gate_opened_unix_ns, std::optional<std::int64_t>
   if (!start) return t;
   t.started = true;
   t.startup_seconds = seconds(*start - gate_opened_unix_ns);
-  t.script_seconds = started_ns && finished_ns && *finished_ns >= *started_ns ? seconds(*finished_ns - *started_ns)
-                                                                              : seen_script.count();
+  t.end_by_daemon = started_ns && finished_ns && *finished_ns >= *started_ns;
+  t.script_seconds = t.end_by_daemon ? seconds(*finished_ns - *started_ns) : seen_script.count();
   return t;
 }
 

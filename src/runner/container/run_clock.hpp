@@ -11,6 +11,11 @@
 //     the wall time. The watchdog learns the start by inspecting the container while it runs (every
 //     fifth sample once the daemon has created it: call_budget.hpp); the record is read again,
 //     exactly, from the inspection after the run.
+//   - The script's end is the container's exit. Every view of it is late: the daemon dates the exit
+//     as it handles it, and the docker client reports it later still (on a loaded host, seconds
+//     later). So at the deadline the watchdog asks the daemon first, and kills only a container it
+//     still calls running; after the run a timeout needs every view to be past the wall time
+//     (judge.cpp).
 // Pure: the caller hands it every instant, the steady clock's for deadlines and Unix nanoseconds
 // (the host's clock, which is the daemon's) for the daemon's timestamps.
 #pragma once
@@ -18,6 +23,8 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+
+#include "plb/sandbox/scoring_progress.hpp"
 
 namespace plb::runner {
 
@@ -37,6 +44,12 @@ class run_clock {
   steady::time_point deadline() const noexcept;
   // The script's own time at `now`: zero until its start is known.
   std::chrono::duration<double> script_elapsed(steady::time_point now) const noexcept;
+  // The daemon dated the container's exit at `finished_unix_ns`, within the wall time of its start:
+  // the script ended in time, however late its docker client is to report it (false while either
+  // instant is unknown).
+  bool ended_in_time(std::optional<std::int64_t> finished_unix_ns) const noexcept;
+  // What a caller's progress line shows at `now`; `stopping`: a kill has begun.
+  sandbox::scoring_progress progress(steady::time_point now, bool stopping) const noexcept;
 
   std::chrono::milliseconds wall() const noexcept { return wall_; }
   std::chrono::milliseconds start_allowance() const noexcept { return start_allowance_; }
@@ -51,6 +64,9 @@ class run_clock {
   std::optional<steady::time_point> started_;  // the same instant on the steady clock
 };
 
+// The host's clock now, in Unix nanoseconds (the daemon's timestamps are on it).
+std::int64_t unix_now_ns() noexcept;
+
 // A finished run's two figures for its record, in seconds: the start-up (the gate's opening to the
 // container's start) and the script's own time (start to exit). The daemon's timestamps from the
 // inspection after the run decide; where it gave none, what the watchdog saw stands.
@@ -58,6 +74,7 @@ struct run_times {
   bool started = false;  // the container started at all
   double startup_seconds = 0;
   double script_seconds = 0;
+  bool end_by_daemon = false;  // script_seconds is the daemon's own start and end
 };
 
 // `seen_start_unix_ns` and `seen_script` are the watchdog's view; `started_ns` and `finished_ns`

@@ -68,7 +68,7 @@ inline constexpr std::array<exec_call, 2> execs{{
      "runsc_identity.hpp)"},
 }};
 
-inline constexpr std::array<engine_call, 14> engine{{
+inline constexpr std::array<engine_call, 15> engine{{
     {"tool", phase::preflight, "GET", "/info", 1, window::none, 0,
      "daemon answers, Linux daemon, cgroup controllers, the runsc entry and the keys of both caches: one "
      "answer for all of them"},
@@ -81,6 +81,9 @@ inline constexpr std::array<engine_call, 14> engine{{
     {"tool", phase::run, "GET", "/containers/{name}/json", 0, window::until_started, start_look_samples,
      "its start for the run's clock (the wall time counts from there): asked every fifth sample until "
      "seen, then never again; once more at the start allowance's end if it was not seen by then"},
+    {"tool", phase::run, "GET", "/containers/{name}/json", 1, window::none, 0,
+     "whether the container had exited within its wall time, asked once at its end only if the client has "
+     "not yet reported the exit (a late client, not a late script: docker_run.cpp)"},
     {"tool", phase::run, "GET", "/_ping", 0, window::run, 5,
      "whether the daemon still answers, every fifth sample (the watchdog, docker_run.cpp)"},
     {"tool", phase::cleanup, "GET", "/containers/{name}/json", 1, window::none, 0,

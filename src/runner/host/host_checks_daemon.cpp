@@ -10,6 +10,7 @@
 #include "runner/host/cgroup_hierarchy.hpp"
 #include "runner/host/docker_cli_context.hpp"
 #include "runner/host/host_check_steps.hpp"
+#include "runner/host/runs_cpu_weight.hpp"
 #include "runner/host/warden.hpp"
 #include "runner/state/state_dirs.hpp"
 
@@ -95,6 +96,12 @@ host_result<std::string> cgroup_tree(check_context& c) {
   return judge_cgroup_hierarchy(find_cgroup_hierarchy(), c.facts.daemon.cgroup_version);
 }
 
+// How the scheduler weighs the runs against the host's own processes (runs_cpu_weight.hpp): named,
+// never refused.
+host_result<std::string> runs_cpu_share(check_context& c) {
+  return describe(read_runs_cpu_weight(c.facts.daemon.cgroup_version, c.facts.daemon.cgroup_driver));
+}
+
 }  // namespace
 
 const host_check machine_table[] = {
@@ -107,6 +114,7 @@ const host_check machine_table[] = {
     {"Linux daemon", daemon, nothing, linux_daemon},
     {"cgroup controllers", daemon, nothing, cgroup_controllers},
     {"cgroup hierarchy", daemon, nothing, cgroup_tree},
+    {"runs' CPU weight", daemon, nothing, runs_cpu_share},
 };
 const std::span<const host_check> machine_checks{machine_table};
 

@@ -58,11 +58,17 @@ std::optional<run_verdict> judge(const completed_run& done, const sandbox::Sandb
                                                     std::to_string(limits.start_seconds) +
                                                     " s start allowance (the daemon and gVisor were slow: the host's "
                                                     "load, not the script)"};
-  // The watchdog's own view decides a timeout; the daemon's times only where the watchdog never saw
-  // the start (a tool stopped before it could look, resumed after the reaper's kill).
-  const bool past_wall_by_the_daemon = !out.seen_start_unix_ns && done.times.started &&
-                                       done.times.script_seconds >= static_cast<double>(limits.wall_seconds);
-  if (out.timed_out || (past_wall_by_the_daemon && !out.output_cap_exceeded))
+  // A timeout is the script's own run reaching its wall time. The watchdog's kill at the deadline,
+  // of a container the daemon still called running, is one. Otherwise each view of the script's end
+  // can only be late, so the run is past its wall time only by every view there is: the daemon's
+  // record (it dates the exit as it handles it) and this process's (its client's exit, later still
+  // on a loaded host; the tool may also have been stopped meanwhile, and the reaper killed the run).
+  const double wall = static_cast<double>(limits.wall_seconds);
+  const bool watchdog_saw = out.seen_start_unix_ns.has_value();
+  const bool past_wall = done.times.started && (done.times.end_by_daemon || watchdog_saw) &&
+                         (!done.times.end_by_daemon || done.times.script_seconds >= wall) &&
+                         (!watchdog_saw || out.seen_past_wall);
+  if (out.timed_out || (past_wall && !out.output_cap_exceeded))
     return run_verdict{verdict::timeout, "the script did not finish within its " + std::to_string(limits.wall_seconds) +
                                              " s wall time (counted from its container's start)"};
   if (out.output_cap_exceeded) {

@@ -134,16 +134,45 @@ const judge_case cases[] = {
        d.outcome.seen_start_unix_ns = 1;
      },
      std::nullopt, ""},
+    // Past the wall time only by every view of the script's end (each can only be late), or by
+    // the watchdog's kill of a container the daemon still called running.
     {"past_the_wall_by_the_daemons_times_when_the_start_was_never_seen",
      [](completed_run& d) {
-       d.times = {true, 1.0, 12.0};  // the reaper killed it; the watchdog, stopped, saw nothing
+       d.times = {true, 1.0, 12.0, true};  // the reaper killed it; the watchdog, stopped, saw nothing
        exit_with(d, 137);
      },
      verdict::timeout, "7 s wall time"},
-    {"the_watchdogs_view_decides_once_it_saw_the_start",
+    {"in_time_by_the_watchdogs_view_is_in_time",
      [](completed_run& d) {
-       d.times = {true, 1.0, 7.05};  // the daemon dated the exit a moment late; the watchdog saw it in time
+       d.times = {true, 1.0, 7.05, true};  // the daemon dated the exit a moment late; the watchdog saw it in time
        d.outcome.seen_start_unix_ns = 1;
+     },
+     std::nullopt, ""},
+    {"in_time_by_the_daemons_record_is_in_time",
+     [](completed_run& d) {
+       d.times = {true, 2.0, 4.49, true};  // the loaded host's client reported the exit past the wall time
+       d.outcome.seen_start_unix_ns = 1;
+       d.outcome.seen_past_wall = true;
+     },
+     std::nullopt, ""},
+    {"past_the_wall_by_both_views",
+     [](completed_run& d) {
+       d.times = {true, 1.0, 7.2, true};  // a tool stopped past the deadline: the reaper's kill ended it
+       d.outcome.seen_start_unix_ns = 1;
+       d.outcome.seen_past_wall = true;
+       exit_with(d, 137);
+     },
+     verdict::timeout, "7 s wall time"},
+    {"past_the_wall_by_the_watchdog_where_the_daemon_dated_no_end",
+     [](completed_run& d) {
+       d.times = {true, 1.0, 7.3, false};
+       d.outcome.seen_start_unix_ns = 1;
+       d.outcome.seen_past_wall = true;
+     },
+     verdict::timeout, "7 s wall time"},
+    {"no_view_of_the_end_is_no_timeout",
+     [](completed_run& d) {
+       d.times = {true, 1.0, 0.0, false};  // the daemon dated the start only, the watchdog saw nothing
      },
      std::nullopt, ""},
     {"output_cap", [](completed_run& d) { d.outcome.output_cap_exceeded = true; }, verdict::output_cap_exceeded,

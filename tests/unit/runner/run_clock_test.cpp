@@ -37,6 +37,30 @@ TEST(RunClock, OnceStartedTheWallTimeCountsFromTheDaemonsStart) {
   EXPECT_EQ(c.deadline(), gate + 2500ms + 5s);
 }
 
+// A late docker client is not a late script: the daemon's dated exit decides at the deadline.
+TEST(RunClock, AnExitTheDaemonDatedWithinTheWallTimeIsInTime) {
+  run_clock c(30s, 5s, gate, gate_unix);
+  EXPECT_FALSE(c.ended_in_time(gate_unix + s_ns)) << "no start known: nothing is in time";
+  c.started(gate_unix + 2 * s_ns);
+  EXPECT_FALSE(c.ended_in_time(std::nullopt)) << "no exit dated: still running by the daemon's word";
+  EXPECT_TRUE(c.ended_in_time(gate_unix + 6'990'000'000));  // 4.99 s of 5 s
+  EXPECT_FALSE(c.ended_in_time(gate_unix + 7 * s_ns)) << "the whole wall time is past it";
+  EXPECT_FALSE(c.ended_in_time(gate_unix + 9 * s_ns));
+}
+
+TEST(RunClock, ProgressShowsTheScriptsOwnTime) {
+  run_clock c(30s, 5s, gate, gate_unix);
+  const auto before = c.progress(gate + 1s, false);
+  EXPECT_TRUE(before.starting);
+  EXPECT_EQ(before.elapsed_seconds, 0);
+  EXPECT_EQ(before.wall_seconds, 5);
+  c.started(gate_unix + 2 * s_ns);
+  const auto during = c.progress(gate + 3500ms, true);
+  EXPECT_FALSE(during.starting);
+  EXPECT_TRUE(during.stopping);
+  EXPECT_DOUBLE_EQ(during.elapsed_seconds, 1.5);
+}
+
 TEST(RunClock, AStartPastTheAllowanceIsLate) {
   run_clock c(30s, 5s, gate, gate_unix);
   c.started(gate_unix + 30 * s_ns + 1);
@@ -57,6 +81,7 @@ TEST(RunTimes, TheDaemonsTimesDecideTheRecord) {
   EXPECT_TRUE(t.started);
   EXPECT_DOUBLE_EQ(t.startup_seconds, 1.8);
   EXPECT_DOUBLE_EQ(t.script_seconds, 3.6);
+  EXPECT_TRUE(t.end_by_daemon);
 }
 
 TEST(RunTimes, WhatTheWatchdogSawStandsInForWhatTheDaemonDidNotSay) {
@@ -64,8 +89,10 @@ TEST(RunTimes, WhatTheWatchdogSawStandsInForWhatTheDaemonDidNotSay) {
   EXPECT_TRUE(t.started);
   EXPECT_DOUBLE_EQ(t.startup_seconds, 2.0);
   EXPECT_DOUBLE_EQ(t.script_seconds, 3.5);
+  EXPECT_FALSE(t.end_by_daemon);
   const auto no_end = times_of(gate_unix, std::nullopt, 1.25s, gate_unix + s_ns, std::nullopt);
   EXPECT_DOUBLE_EQ(no_end.script_seconds, 1.25);
+  EXPECT_FALSE(no_end.end_by_daemon);
 }
 
 TEST(RunTimes, ANeverStartedContainerHasNoScriptTime) {
