@@ -87,9 +87,8 @@ class watchdog_run {
     outcome_.elapsed = ended - start_;
     outcome_.seen_start_unix_ns = clock_->started_unix_ns();
     outcome_.seen_script = clock_->script_elapsed(ended);
-    // A start past its allowance is so even when the client's exit was seen before the deadline's
-    // handler (a tool stopped and resumed sees both at once); a script past its wall time by this
-    // view is for the judge to weigh against the daemon's record of the exit.
+    // A start past its allowance stands even when the client's exit came first (a tool stopped and
+    // resumed sees both); a past-wall view is the judge's to weigh against the daemon's record.
     if (clock_->started_late()) outcome_.start_timed_out = true;
     outcome_.seen_past_wall = !outcome_.start_timed_out && outcome_.seen_script >= request_.wall;
     monitor_->sample();
@@ -143,6 +142,7 @@ class watchdog_run {
     // A client alive five seconds after the kill began, or after the daemon saw the exit, is killed.
     const std::optional<clock::time_point> grace_from = first_kill_ ? first_kill_ : exit_seen_;
     if (grace_from && !client_exited_ && clock::now() - *grace_from > std::chrono::seconds(5) && process_) {
+      outcome_.client_ended_late = !first_kill_;
       bp::error_code ignore;
       process_->terminate(ignore);
     }
@@ -158,13 +158,13 @@ class watchdog_run {
       if (clock_->start_known() && clock::now() < clock_->deadline()) return arm_deadline();  // it started in time
       if (clock_->start_known() && exited_in_time()) return;  // the client is late, not the script
       (clock_->start_known() ? outcome_.timed_out : outcome_.start_timed_out) = true;
+      outcome_.timed_out_unix_ns = unix_now_ns();
       kill_container();
     });
   }
 
-  // At the wall time's end with the client still running: did the daemon see the container exit in
-  // time (run_clock.hpp)? Then nothing is killed, and the late client gets the kill's grace to exit
-  // (sample()). One inspection (call_budget.hpp).
+  // At the wall time's end with the client still running: did the daemon see the exit in time
+  // (run_clock.hpp)? Then nothing is killed; the late client gets the kill's grace (sample()).
   bool exited_in_time() {
     const auto st = sampling_engine_.inspect_container(request_.container_name);
     if (!st || !*st || (*st)->running || !clock_->ended_in_time((*st)->finished_ns)) return false;

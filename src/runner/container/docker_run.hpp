@@ -51,8 +51,13 @@ struct docker_run_outcome {
   int client_exit_code = -1;  // valid when client_exited
   int client_signal = 0;      // the client died by this signal
   // The watchdog stopped the script at its wall time's end: the container was still running then,
-  // by the daemon's word (a container the daemon had already seen exit is the client's lateness).
+  // by the daemon's word (a container the daemon had already seen exit is the client's lateness),
+  // or the daemon did not say. When it sent the kill, by the host's clock (judge.cpp weighs it).
   bool timed_out = false;
+  std::int64_t timed_out_unix_ns = 0;
+  // The daemon saw the container exit within its wall time, but its client, ended five seconds
+  // after that, never reported it: the host's lateness, with no exit status seen.
+  bool client_ended_late = false;
   bool start_timed_out = false;  // the container did not start within its start allowance
   bool output_cap_exceeded = false;
   int interrupted_by = 0;                   // the signal of a stop request honoured during the run

@@ -35,7 +35,7 @@ std::chrono::duration<double> run_clock::script_elapsed(steady::time_point now) 
 std::optional<std::int64_t> run_clock::started_unix_ns() const noexcept { return started_unix_ns_; }
 
 bool run_clock::ended_in_time(std::optional<std::int64_t> finished_unix_ns) const noexcept {
-  return started_unix_ns_ && finished_unix_ns &&
+  return started_unix_ns_ && finished_unix_ns && *finished_unix_ns >= *started_unix_ns_ &&
          std::chrono::nanoseconds(*finished_unix_ns - *started_unix_ns_) < wall_;
 }
 

@@ -83,7 +83,8 @@ inline constexpr std::array<engine_call, 15> engine{{
      "seen, then never again; once more at the start allowance's end if it was not seen by then"},
     {"tool", phase::run, "GET", "/containers/{name}/json", 1, window::none, 0,
      "whether the container had exited within its wall time, asked once at its end only if the client has "
-     "not yet reported the exit (a late client, not a late script: docker_run.cpp)"},
+     "not yet reported the exit (a late client, not a late script: docker_run.cpp); at most one, allowed in "
+     "every run's count since the trace does not show whether the deadline came"},
     {"tool", phase::run, "GET", "/_ping", 0, window::run, 5,
      "whether the daemon still answers, every fifth sample (the watchdog, docker_run.cpp)"},
     {"tool", phase::cleanup, "GET", "/containers/{name}/json", 1, window::none, 0,

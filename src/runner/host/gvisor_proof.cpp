@@ -46,6 +46,9 @@ refusal probe_failure(const completed_run& done, std::uint64_t start_seconds) {
   if (out.start_timed_out)
     return {"the probe container did not start within its " + std::to_string(start_seconds) + " s start allowance",
             "check runsc, dockerd's log and the host's load"};
+  if (out.client_ended_late)
+    return {"the probe's docker client did not report its exit within 5 s of the daemon",
+            "check the host's load and dockerd's log"};
   if (out.timed_out)
     return {"the probe container did not finish within " +
                 std::to_string(sandbox::policy_constants::probe_wall_seconds) + " s",
@@ -100,7 +103,8 @@ host_result<gvisor_proof> prove_gvisor(const proof_request& r) {
   if (done.outcome.reaper_lost)
     fail(sandbox::verdict::runtime_failed, "the gVisor probe's reaper process died, so the probe was stopped");
   if (!done.outcome.start_problem.empty()) fail(sandbox::verdict::internal_error, done.outcome.start_problem);
-  if (done.outcome.timed_out || done.outcome.start_timed_out || !done.state || done.state->exit_code != 0)
+  if (done.outcome.timed_out || done.outcome.start_timed_out || done.outcome.client_ended_late || !done.state ||
+      done.state->exit_code != 0)
     return probe_failure(done, r.limits.start_seconds);
 
   std::string release = done.outcome.stdout_bytes;

@@ -6,8 +6,9 @@
 // its CPUs as much as all the runs there together, and the script's own time stretches (measured:
 // six 3 s sleeps under a 5 s limit, three host busy loops and six niced ones: scripts of 3.9-4.8 s
 // and three timeouts at the default 1024; 3.0-3.3 s and none at 10240). ci/host/setup-host raises
-// it for the cgroupfs driver. A run's own CPU limit (its CFS quota) and its CPU set still bound
-// what it takes: the weight only decides who waits when a run's CPUs are also the host's.
+// it for the cgroupfs driver; the systemd driver's parent is system.slice, left to the operator. A run's own CPU limit
+// (its CFS quota) and its CPU set still bound what it takes: the weight only decides who waits when a run's CPUs are
+// also the host's.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@ struct runs_cpu_weight {
   std::string file;                     // the weight's file: cpu.shares (v1) or cpu.weight (v2)
   std::optional<std::uint64_t> weight;  // nullopt: the file is absent or unreadable
   std::uint64_t host_process_weight;    // a nice-0 process's: 1024 (v1 shares) or 100 (v2 weight)
+  const char* how_to_raise;             // for doctor's line, by the daemon's cgroup driver
 };
 
 // Where the daemon puts its containers' cgroups under `root`, by its cgroup version ("1", "2") and

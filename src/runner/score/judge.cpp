@@ -35,6 +35,25 @@ std::optional<run_verdict> judge_exit(const completed_run& done, const sandbox::
   return run_verdict{verdict::script_failed, why};
 }
 
+// A timeout is the script's own run reaching its wall time. The watchdog's kill at the deadline is
+// one, unless the daemon dated the exit before the kill and within the wall time (its inspection at
+// the deadline did not answer in time to say so). Otherwise each view of the script's end can only
+// be late, so the run is past its wall time only by every view there is: the daemon's record (it
+// dates the exit as it handles it) and this process's (its client's exit, later still on a loaded
+// host; the tool may also have been stopped meanwhile, and the reaper killed the run).
+bool script_timed_out(const completed_run& done, const sandbox::SandboxLimits& limits) {
+  const docker_run_outcome& out = done.outcome;
+  const std::optional<container_state>& state = done.state;
+  const double wall = static_cast<double>(limits.wall_seconds);
+  const bool in_time_by_the_daemon = done.times.end_by_daemon && done.times.script_seconds < wall;
+  const bool exited_before_the_kill =
+      in_time_by_the_daemon && state && state->finished_ns && *state->finished_ns < out.timed_out_unix_ns;
+  const bool watchdog_saw = out.seen_start_unix_ns.has_value();
+  const bool past_wall = done.times.started && (done.times.end_by_daemon || watchdog_saw) && !in_time_by_the_daemon &&
+                         (!watchdog_saw || out.seen_past_wall);
+  return (out.timed_out && !exited_before_the_kill) || (past_wall && !out.output_cap_exceeded);
+}
+
 }  // namespace
 
 std::optional<run_verdict> judge(const completed_run& done, const sandbox::SandboxLimits& limits,
@@ -58,19 +77,13 @@ std::optional<run_verdict> judge(const completed_run& done, const sandbox::Sandb
                                                     std::to_string(limits.start_seconds) +
                                                     " s start allowance (the daemon and gVisor were slow: the host's "
                                                     "load, not the script)"};
-  // A timeout is the script's own run reaching its wall time. The watchdog's kill at the deadline,
-  // of a container the daemon still called running, is one. Otherwise each view of the script's end
-  // can only be late, so the run is past its wall time only by every view there is: the daemon's
-  // record (it dates the exit as it handles it) and this process's (its client's exit, later still
-  // on a loaded host; the tool may also have been stopped meanwhile, and the reaper killed the run).
-  const double wall = static_cast<double>(limits.wall_seconds);
-  const bool watchdog_saw = out.seen_start_unix_ns.has_value();
-  const bool past_wall = done.times.started && (done.times.end_by_daemon || watchdog_saw) &&
-                         (!done.times.end_by_daemon || done.times.script_seconds >= wall) &&
-                         (!watchdog_saw || out.seen_past_wall);
-  if (out.timed_out || (past_wall && !out.output_cap_exceeded))
+  if (script_timed_out(done, limits))
     return run_verdict{verdict::timeout, "the script did not finish within its " + std::to_string(limits.wall_seconds) +
                                              " s wall time (counted from its container's start)"};
+  if (out.client_ended_late)
+    return run_verdict{verdict::runtime_failed,
+                       "the container exited in time, but its docker client had not reported it 5 s later (the "
+                       "host's load, not the script); the client was ended"};
   if (out.output_cap_exceeded) {
     // Past output_mib only where the input's rows need more (sandbox::output_cap_bytes).
     const std::string cap = !output_cap || *output_cap <= sandbox::bytes(limits.output_mib)

@@ -170,6 +170,44 @@ const judge_case cases[] = {
        d.outcome.seen_past_wall = true;
      },
      verdict::timeout, "7 s wall time"},
+    // The kill at the deadline is a timeout unless the daemon dated an exit in time before it (the
+    // inspection at the deadline did not answer to say so).
+    {"killed_at_the_deadline_after_an_exit_the_daemon_dated_in_time",
+     [](completed_run& d) {
+       d.times = {true, 1.0, 4.4, true};
+       d.state->finished_ns = 100;
+       d.outcome.timed_out = true;
+       d.outcome.timed_out_unix_ns = 200;
+       d.outcome.seen_start_unix_ns = 1;
+       d.outcome.seen_past_wall = true;
+     },
+     std::nullopt, ""},
+    {"killed_at_the_deadline_before_the_exit",
+     [](completed_run& d) {
+       d.times = {true, 1.0, 6.99, true};  // the kill came first and ended it, whatever the dates say
+       d.state->finished_ns = 300;
+       d.outcome.timed_out = true;
+       d.outcome.timed_out_unix_ns = 200;
+       exit_with(d, 137);
+     },
+     verdict::timeout, "7 s wall time"},
+    {"killed_at_the_deadline_past_the_wall_by_the_daemon",
+     [](completed_run& d) {
+       d.times = {true, 1.0, 7.01, true};
+       d.state->finished_ns = 100;
+       d.outcome.timed_out = true;
+       d.outcome.timed_out_unix_ns = 200;
+       exit_with(d, 137);
+     },
+     verdict::timeout, "7 s wall time"},
+    {"client_ended_late",
+     [](completed_run& d) {
+       d.times = {true, 1.0, 2.0, true};
+       d.outcome.client_ended_late = true;
+       d.outcome.client_exited = false;
+       d.outcome.client_signal = 15;
+     },
+     verdict::runtime_failed, "had not reported it 5 s later"},
     {"no_view_of_the_end_is_no_timeout",
      [](completed_run& d) {
        d.times = {true, 1.0, 0.0, false};  // the daemon dated the start only, the watchdog saw nothing

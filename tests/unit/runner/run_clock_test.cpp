@@ -46,6 +46,7 @@ TEST(RunClock, AnExitTheDaemonDatedWithinTheWallTimeIsInTime) {
   EXPECT_TRUE(c.ended_in_time(gate_unix + 6'990'000'000));  // 4.99 s of 5 s
   EXPECT_FALSE(c.ended_in_time(gate_unix + 7 * s_ns)) << "the whole wall time is past it";
   EXPECT_FALSE(c.ended_in_time(gate_unix + 9 * s_ns));
+  EXPECT_FALSE(c.ended_in_time(gate_unix + s_ns)) << "an exit dated before the start is no exit in time";
 }
 
 TEST(RunClock, ProgressShowsTheScriptsOwnTime) {

@@ -55,6 +55,11 @@ TEST_F(RunsCpuWeight, V1SystemdIsTheSystemSlice) {
   const auto w = read_runs_cpu_weight("1", "systemd", dir_);
   EXPECT_EQ(w.weight, 2048u);
   EXPECT_TRUE(has(describe(w), "2 host processes' worth")) << describe(w);
+  // The set-up leaves every service's slice alone, so doctor does not send the operator to it.
+  file("cpu/system.slice/cpu.shares", "1024\n");
+  const std::string line = describe(read_runs_cpu_weight("1", "systemd", dir_));
+  EXPECT_TRUE(has(line, "systemctl set-property system.slice")) << line;
+  EXPECT_FALSE(has(line, "setup-host")) << line;
 }
 
 TEST_F(RunsCpuWeight, AbsentOrGarbledIsNamedNotGuessed) {
