@@ -82,7 +82,7 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
   c.add_flag("--collect", f.collect, backends_help(&batch::backend_help::collect));
   c.add_option("--workers", f.workers, backends_help(&batch::backend_help::workers))->check(CLI::Range(1u, 100000u));
   c.add_flag("--worker", f.worker,
-             "pull lines from --output-dir's claims until none is left, named as --engine names its workers; "
+             "pull lines from --output-dir's queue until none is left, named as --engine names its workers; "
              "what each worker task of a queued --engine runs");
   c.add_option(
       "--manifest-sha256", f.manifest_sha256,

@@ -86,11 +86,15 @@ sandbox::scoring_request request_from_flags(const score_flags& f) {
           .limits = limits};
 }
 
-score_request check_score_flags(const score_flags& f) {
+const field_names& cli_field_names() noexcept {
   static constexpr field_names flags{
       "--model",     "--model-sha256", "--runtime-image",           "--data", "--feature", "--id-column",
       "--task-type", "--output",       "--output (its provenance)", &flag_of};
-  return check_request(request_from_flags(f), flags);
+  return flags;
+}
+
+score_request check_score_flags(const score_flags& f) {
+  return check_request(request_from_flags(f), cli_field_names());
 }
 
 }  // namespace plb::cli

@@ -40,4 +40,7 @@ sandbox::scoring_request request_from_flags(const score_flags& flags);
 // keeps them for the run's own messages (score_checked).
 score_request check_score_flags(const score_flags& flags);
 
+// The flags' names, for the runner's messages about them (score_request.hpp's field_names).
+const field_names& cli_field_names() noexcept;
+
 }  // namespace plb::cli

@@ -9,6 +9,7 @@
 
 #include "command.hpp"
 #include "runner/for_cli.hpp"
+#include "score_flags.hpp"
 #include "support/one_line.hpp"
 
 namespace plb::cli {
@@ -17,6 +18,7 @@ namespace {
 class verify_command final : public command {
  public:
   void add_flags(CLI::App& v) override {
+    options_.names = cli_field_names();
     v.add_option("PROVENANCE", options_.provenance_path, "the run's <predictions>.sandbox.json")->required();
     v.add_option(
         "--output", options_.output,

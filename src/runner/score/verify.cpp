@@ -66,7 +66,8 @@ bool read_provenance(const verify_options& o, checked& c, const host_key& key) {
   c.model_path = o.model_path.empty() ? c.record.model_path : o.model_path;
   c.data_path = o.data_path.empty() ? c.record.data_path : o.data_path;
   if (c.model_path.empty() || c.data_path.empty())
-    return refuse("records no model or data path (an older plb-sandbox): give --model and --data");
+    return refuse(std::string("records no model or data path (an older plb-sandbox): give ") + o.names.model + " and " +
+                  o.names.data);
   const std::string suffix = ".sandbox.json";
   const std::string& pp = o.provenance_path;
   if (pp.size() <= suffix.size() || pp.compare(pp.size() - suffix.size(), suffix.size(), suffix) != 0)

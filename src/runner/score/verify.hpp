@@ -23,6 +23,7 @@
 #include "plb/sandbox/exit_codes.hpp"
 #include "plb/sandbox/runner.hpp"
 #include "runner/host/host_key.hpp"
+#include "runner/score/score_request.hpp"
 #include "support/cancellation.hpp"
 
 namespace plb::runner {
@@ -67,6 +68,7 @@ struct verify_options {
   std::string output;                 // "" : a fresh `<name>.verify-N.csv` beside the original
   std::string model_path, data_path;  // "" : the recorded paths
   bool allow_changed_runtime = false;
+  field_names names = api_field_names();  // how the caller names model_path and data_path
 };
 
 struct verify_problem {

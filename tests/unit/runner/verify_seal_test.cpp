@@ -182,5 +182,21 @@ TEST_F(VerifySeal, ModelAndDataGivenOnTheCommandLineMustHaveTheRecordedDigests) 
   EXPECT_TRUE(check(text, o).problems.empty());
 }
 
+// A sealed provenance of an older release names no paths: the fix is said in the caller's words.
+TEST_F(VerifySeal, ARecordWithoutPathsAsksForThemInTheCallersWords) {
+  sb::provenance_record r = record();
+  r.model_path.clear();
+  r.data_path.clear();
+  const std::string text = sealed_provenance(r, key_a);
+  expect_refused(check(text), "give model_path and data_path");
+  verify_options o;
+  o.names.model = "--model";
+  o.names.data = "--data";
+  expect_refused(check(text, o), "give --model and --data");
+  o.model_path = model_;
+  o.data_path = data_;
+  EXPECT_TRUE(check(text, o).problems.empty());
+}
+
 }  // namespace
 }  // namespace plb::runner
