@@ -44,11 +44,15 @@ cgroup_monitor::cgroup_monitor(std::string cgroup_version, std::string cgroup_dr
 
 void cgroup_monitor::attach(const std::string& container_id) { container_id_ = container_id; }
 
+std::string containers_parent_dir(const std::string& cgroup_version, const std::string& cgroup_driver,
+                                  const std::string& root, const char* controller) {
+  const std::string parent = cgroup_driver == "systemd" ? "system.slice" : "docker";
+  return cgroup_version == "2" ? root + "/" + parent : root + "/" + controller + "/" + parent;
+}
+
 std::string cgroup_monitor::dir(const char* controller) const {
-  const std::string leaf =
-      driver_ == "systemd" ? "system.slice/docker-" + container_id_ + ".scope" : "docker/" + container_id_;
-  if (version_ == "2") return root_ + "/" + leaf;
-  return root_ + "/" + controller + "/" + leaf;
+  const std::string leaf = driver_ == "systemd" ? "docker-" + container_id_ + ".scope" : container_id_;
+  return containers_parent_dir(version_, driver_, root_, controller) + "/" + leaf;
 }
 
 void cgroup_monitor::sample() {

@@ -19,6 +19,12 @@ struct cgroup_usage {
   std::uint64_t cpu_nanoseconds = 0;
 };
 
+// The cgroup the daemon puts every container under, below `root` (where the cgroup file systems
+// are mounted): by its driver, "docker" (cgroupfs) or "system.slice" (systemd); by its cgroup
+// version, inside `controller`'s hierarchy (v1) or in the unified tree (v2, `controller` unused).
+std::string containers_parent_dir(const std::string& cgroup_version, const std::string& cgroup_driver,
+                                  const std::string& root, const char* controller);
+
 class cgroup_monitor {
  public:
   // cgroup_version "1" or "2", driver "cgroupfs" or "systemd" (from the daemon's /info). `root`

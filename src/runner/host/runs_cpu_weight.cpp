@@ -2,27 +2,31 @@
 #include "runner/host/runs_cpu_weight.hpp"
 
 #include <charconv>
-#include <fstream>
 #include <sstream>
+#include <string_view>
+
+#include "runner/container/cgroup_monitor.hpp"  // containers_parent_dir
+#include "support/file_io.hpp"
 
 namespace plb::runner {
 
 runs_cpu_weight read_runs_cpu_weight(const std::string& cgroup_version, const std::string& cgroup_driver,
                                      const std::string& root) {
   const bool v2 = cgroup_version == "2";
-  const std::string parent = cgroup_driver == "systemd" ? "system.slice" : "docker";
-  runs_cpu_weight w{v2 ? root + "/" + parent + "/cpu.weight" : root + "/cpu/" + parent + "/cpu.shares", std::nullopt,
-                    v2 ? 100u : 1024u,
-                    cgroup_driver == "systemd"
-                        ? "system.slice is every service's: raise it with `systemctl set-property system.slice "
-                          "CPUWeight=` only where no service needs the CPU more"
-                        : "ci/host/setup-host raises it"};
-  std::ifstream in(w.file);
-  std::string text;
-  if (!in || !std::getline(in, text)) return w;
+  runs_cpu_weight w{
+      containers_parent_dir(cgroup_version, cgroup_driver, root, "cpu") + (v2 ? "/cpu.weight" : "/cpu.shares"),
+      std::nullopt, v2 ? 100u : 1024u,
+      cgroup_driver == "systemd"
+          ? "system.slice is every service's: raise it with `systemctl set-property system.slice "
+            "CPUWeight=` only where no service needs the CPU more"
+          : "ci/host/setup-host raises it"};
+  const auto text = read_file(w.file);
+  if (!text) return w;
+  // One number and its newline, as the kernel writes it; anything else is not taken for a weight.
+  const std::string_view line = std::string_view(*text).substr(0, text->find('\n'));
   std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec == std::errc() && end == text.data() + text.size() && value > 0) w.weight = value;
+  const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), value);
+  if (ec == std::errc() && end == line.data() + line.size() && value > 0) w.weight = value;
   return w;
 }
 

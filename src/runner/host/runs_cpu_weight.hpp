@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CPU weight of the cgroup every run's container sits under (the daemon's parent cgroup), read
-// for doctor. CFS divides a busy CPU among that cgroup and the host's own processes by weight, and
-// the parent's weight is shared by every run under it. At the kernel's default it weighs as much as
-// one nice-0 host process: a busy host process outside the CPU allocator then takes from a run on
-// its CPUs as much as all the runs there together, and the script's own time stretches (measured:
-// six 3 s sleeps under a 5 s limit, three host busy loops and six niced ones: scripts of 3.9-4.8 s
-// and three timeouts at the default 1024; 3.0-3.3 s and none at 10240). ci/host/setup-host raises
-// it for the cgroupfs driver; the systemd driver's parent is system.slice, left to the operator. A run's own CPU limit
-// (its CFS quota) and its CPU set still bound what it takes: the weight only decides who waits when a run's CPUs are
+// The CPU weight of the cgroup every run's container sits under (containers_parent_dir), read for
+// doctor. CFS divides a busy CPU among that cgroup and the host's own processes by weight, and the
+// parent's weight is shared by every run under it. At the kernel's default it weighs as much as one
+// nice-0 host process: a busy host process outside the CPU allocator then takes from a run on its
+// CPUs as much as all the runs there together, and the script's own time stretches (bench/README.md,
+// ci/bench/bench-loaded-clock). ci/host/setup-host raises it for the cgroupfs driver; the systemd
+// driver's parent is system.slice, left to the operator. A run's own CPU limit (its CFS quota) and
+// its CPU set still bound what it takes: the weight only decides who waits when a run's CPUs are
 // also the host's.
 #pragma once
 
@@ -24,8 +23,8 @@ struct runs_cpu_weight {
   const char* how_to_raise;             // for doctor's line, by the daemon's cgroup driver
 };
 
-// Where the daemon puts its containers' cgroups under `root`, by its cgroup version ("1", "2") and
-// driver ("cgroupfs", "systemd"), as the cgroup monitor finds them; and the weight there.
+// The weight of the containers' parent below `root`, by the daemon's cgroup version ("1", "2") and
+// driver ("cgroupfs", "systemd").
 runs_cpu_weight read_runs_cpu_weight(const std::string& cgroup_version, const std::string& cgroup_driver,
                                      const std::string& root = "/sys/fs/cgroup");
 
