@@ -48,8 +48,8 @@ const std::string& data_digests::of(const std::string& path) {
   const auto it = known_.find(path);
   if (it != known_.end()) return it->second;
   std::string digest;
-  if (const opened_file file = open_regular_file(path))
-    if (auto d = digest_of_fd(file.fd.get())) digest = std::move(*d);
+  if (const auto file = open_regular_file(path))
+    if (auto d = digest_of_fd(file->fd.get())) digest = std::move(*d);
   return known_.emplace(path, std::move(digest)).first->second;
 }
 
