@@ -7,7 +7,7 @@
 // `backend`, and one row in backends.cpp's table. Everything a backend means to the rest is asked
 // of it here: its name, whether it queues, how its workers name themselves (identity: a scheduler's
 // backend reads its scheduler's variables, and nothing else does), the help of the flags it reads
-// and what is said when it submits. The command line's --engine takes the registered names; the
+// and what is said when it submits. The command line's --backend takes the registered names; the
 // flags that only mean something to a scheduler's queue are refused by any backend that says it
 // has none.
 #pragma once
@@ -94,7 +94,7 @@ struct backend_help {
 class backend {
  public:
   virtual ~backend() = default;
-  virtual std::string_view name() const noexcept = 0;  // what --engine names it by
+  virtual std::string_view name() const noexcept = 0;  // what --backend names it by
   // True for a backend that submits to a scheduler's queue: it supports --no-wait and --collect,
   // and the placement options; false for one that runs the lines itself.
   virtual bool queued() const noexcept = 0;
@@ -112,7 +112,7 @@ class backend {
   virtual batch_outcome collect(const batch_config& config, const batch_plan& plan, const batch_hooks& hooks) const;
 };
 
-// The registered backends (backends.cpp), in the order --engine lists them; the first is the default.
+// The registered backends (backends.cpp), in the order --backend lists them; the first is the default.
 std::span<const backend* const> backends() noexcept;
 // Null when no backend has that name.
 const backend* find_backend(std::string_view name) noexcept;

@@ -77,7 +77,7 @@ void write_report_or_warn(const std::string& dir) {
 std::vector<verify_candidate> choose_verified(std::vector<verify_candidate> s, std::size_t count, const std::string& by,
                                               std::optional<std::uint64_t> seed) {
   if (seed) {
-    std::mt19937_64 random(*seed);  // Fisher-Yates with the engine's own output: the same seed, the same lines
+    std::mt19937_64 random(*seed);  // Fisher-Yates with the generator's own output: the same seed, the same lines
     for (std::size_t i = s.size(); i > 1; --i) std::swap(s[i - 1], s[random() % i]);
   } else {
     const auto key = [&](const verify_candidate& c) {

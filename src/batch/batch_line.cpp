@@ -58,15 +58,15 @@ line_outcome run_line(const batch_item& item, const run_hooks& hooks, const outp
   std::string provenance_sha256;
   if (r.outcome == verdict::success) {
     // The record vouches for what is in the directory now, read through its descriptor.
-    const output_facts f = examine_outputs(dir, item.id);
-    if (f.problem.empty()) {
-      fingerprint = f.fingerprint;  // the digest of the data as the run read it
-      o.predictions_sha256 = f.predictions_sha256;
-      provenance_sha256 = f.provenance_sha256;
+    const auto f = examine_outputs(dir, item.id);
+    if (f) {
+      fingerprint = f->fingerprint;  // the digest of the data as the run read it
+      o.predictions_sha256 = f->predictions_sha256;
+      provenance_sha256 = f->provenance_sha256;
     } else {
       o.state = std::string(sandbox::name(verdict::internal_error));
       o.exit_code = sandbox::exit_code(verdict::internal_error);
-      o.message = one_line("the run published its outputs, but " + f.problem);
+      o.message = one_line("the run published its outputs, but " + f.error().what);
     }
   }
   write_record(dir, item, o, fingerprint, provenance_sha256);

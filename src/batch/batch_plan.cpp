@@ -43,9 +43,9 @@ std::string absolute_from(const std::filesystem::path& base, const std::string& 
 }
 
 std::string read_manifest(const std::string& path, const sandbox::manifest_options& options) {
-  const opened_file file = open_regular_file(path);
-  if (!file) fail(verdict::input_refused, "--manifest " + path + ": " + describe(file));
-  auto r = read_up_to(file.fd.get(), options.max_bytes);
+  const auto file = open_regular_file(path);
+  if (!file) fail(verdict::input_refused, "--manifest " + path + ": " + file.error().what);
+  auto r = read_up_to(file->fd.get(), options.max_bytes);
   if (!r && is_too_large(r.error()))
     fail(verdict::input_refused,
          "--manifest " + path + ": larger than " + std::to_string(options.max_bytes) + " bytes");

@@ -80,7 +80,7 @@ bool read_fields(const json::object& o, stored_record& s) {
   return origin_field(o, "node", s.outcome.node) && origin_field(o, "worker", s.outcome.worker);
 }
 
-record_read refused(std::string why) { return {record_state::refused, std::move(why), {}}; }
+problem refused(std::string why) { return problem::says(std::move(why)); }
 
 }  // namespace
 
@@ -192,7 +192,7 @@ std::optional<json::object> parse_json_object(std::string_view text) {
   return std::move(v.as_object());
 }
 
-record_read parse_record(std::string_view text, const std::string& id, const host_key& key) {
+result<stored_record> parse_record(std::string_view text, const std::string& id, const host_key& key) {
   const auto o = parse_json_object(text);
   const auto* schema = o ? o->if_contains("schema") : nullptr;
   if (schema && schema->is_string() && schema->get_string() == unsigned_record_schema)
@@ -207,17 +207,19 @@ record_read parse_record(std::string_view text, const std::string& id, const hos
                    ": no run of this tool with this key wrote it (a cluster's nodes must share the key file)");
   const auto* named = o->if_contains("id");
   if (!named || !named->is_string() || named->get_string() != id) return refused("a record of another line");
-  record_read r{record_state::trusted, {}, {}};
-  if (!read_fields(*o, r.record)) return refused("a signed record with fields this tool does not write");
+  stored_record r;
+  if (!read_fields(*o, r)) return refused("a signed record with fields this tool does not write");
   return r;
 }
 
-record_read read_record(const output_dir& dir, const std::string& id) {
+result<std::optional<stored_record>> read_record(const output_dir& dir, const std::string& id) {
   const std::string name = record_name(id);
-  if (probe_entry(dir.fd.get(), name, dir.owner).kind == entry_kind::absent) return {};
+  if (probe_entry(dir.fd.get(), name, dir.owner).kind == entry_kind::absent) return std::nullopt;
   const auto text = read_own_file(dir.fd.get(), name, dir.owner, max_record_bytes);
   if (!text) return refused(text.error().what);
-  return parse_record(*text, id, dir.key);
+  auto r = parse_record(*text, id, dir.key);
+  if (!r) return r.error();
+  return std::optional<stored_record>(std::move(*r));
 }
 
 }  // namespace plb::batch

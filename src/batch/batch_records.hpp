@@ -15,6 +15,7 @@
 #include "batch/batch.hpp"
 #include "batch/batch_output_dir.hpp"
 #include "runner/for_batch.hpp"
+#include "support/problem.hpp"
 
 namespace plb::batch {
 
@@ -54,22 +55,16 @@ std::string seal_record(std::string body, const host_key& key);
 void write_record(const output_dir& dir, const batch_item& item, const line_outcome& outcome,
                   const boost::json::object& fingerprint, const std::string& provenance_sha256);
 
-enum class record_state { absent, trusted, refused };
-
-struct record_read {
-  record_state state = record_state::absent;
-  std::string problem;   // refused: why, in the tool's words, for the line's conflict message
-  stored_record record;  // trusted
-};
-
 // Trusted only if the text is the current schema, its MAC verifies under `key`, it names `id`, and
 // every field is one this tool writes (a verdict of the enum, an exit status 0-255, a printable
-// one-line message, digests of 64 lowercase hex digits). Never throws on any input.
-record_read parse_record(std::string_view text, const std::string& id, const host_key& key);
+// one-line message, digests of 64 lowercase hex digits); otherwise refused, in the tool's words
+// for the line's conflict message. Never throws on any input.
+result<stored_record> parse_record(std::string_view text, const std::string& id, const host_key& key);
 
-// The line's record file, read only if it is a regular file of the tool's user (never through a
-// symlink), at most max_record_bytes. A file that is not one is refused, for that line alone.
-record_read read_record(const output_dir& dir, const std::string& id);
+// The line's record file (nullopt: there is none), read only if it is a regular file of the tool's
+// user (never through a symlink), at most max_record_bytes. A file that is not one is refused, for
+// that line alone.
+result<std::optional<stored_record>> read_record(const output_dir& dir, const std::string& id);
 
 // A JSON object of at most max_record_bytes and depth 8, or nullopt.
 std::optional<boost::json::object> parse_json_object(std::string_view text);

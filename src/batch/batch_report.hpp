@@ -53,7 +53,7 @@ struct report_verify_row {
 };
 
 struct report_input {
-  std::string output_dir, manifest, manifest_sha256, engine;
+  std::string output_dir, manifest, manifest_sha256, backend;
   bool complete = false;  // every line reached a verdict
   std::string started_at, finished_at;
   std::optional<double> wall_seconds;  // the batch's, when it finished

@@ -141,7 +141,7 @@ std::string header_html(const report_input& in) {
       {"runtime", joined(in.runtimes, "unknown: no line published a provenance")},
       {"runtime image", joined(in.images, "unknown")},
       {"host or nodes", joined(in.nodes, "unknown")},
-      {"engine", in.engine},
+      {"backend", in.backend},
       {"started", in.started_at.empty() ? "unknown" : in.started_at},
       {"finished", in.finished_at.empty() ? "not finished (interrupted, or still running)" : in.finished_at},
       {"total wall time", in.wall_seconds ? cat({num(*in.wall_seconds, 1), " s"}) : std::string("unknown")},

@@ -102,7 +102,7 @@ void read_header(const json::object& doc, const summary_fields& f, report_input&
   in.manifest = f.text(doc, "manifest");
   in.manifest_sha256 = f.text(doc, "manifest_sha256");
   in.output_dir = f.text(doc, "output_dir");
-  in.engine = f.text(doc, "engine");
+  in.backend = f.text(doc, "engine");  // the summary's schema 1 key for the backend
   const auto* complete = f.get(doc, "complete", true);
   if (!complete || !complete->is_bool()) f.refuse("complete", "not true or false");
   in.complete = complete->get_bool();

@@ -29,13 +29,13 @@ resume_decision keep(line_outcome o) { return {resume_action::keep, std::move(o)
 // A trusted success record and both outputs: kept only if the outputs are the ones it vouches for.
 resume_decision keep_success(const output_dir& dir, const batch_item& item, const stored_record& r,
                              const boost::json::object& fingerprint) {
-  const output_facts f = examine_outputs(dir, item.id);
-  if (!f.problem.empty()) return conflict(f.problem);
-  if (f.predictions_sha256 != r.outcome.predictions_sha256)
+  const auto f = examine_outputs(dir, item.id);
+  if (!f) return conflict(f.error().what);
+  if (f->predictions_sha256 != r.outcome.predictions_sha256)
     return conflict(dir.path + "/" + csv_name(item.id) + " is not the file its record vouches for");
-  if (f.provenance_sha256 != r.provenance_sha256)
+  if (f->provenance_sha256 != r.provenance_sha256)
     return conflict(dir.path + "/" + provenance_name(item.id) + " is not the file its record vouches for");
-  if (const auto key = first_difference(f.fingerprint, fingerprint); !key.empty())
+  if (const auto key = first_difference(f->fingerprint, fingerprint); !key.empty())
     return conflict("earlier outputs were made for a different request (" + key + " differs)");
   line_outcome o = r.outcome;
   o.message = "kept from an earlier run (its signed record and both outputs match this line)";
@@ -48,8 +48,8 @@ const std::string& data_digests::of(const std::string& path) {
   const auto it = known_.find(path);
   if (it != known_.end()) return it->second;
   std::string digest;
-  if (const opened_file file = open_regular_file(path))
-    if (auto d = digest_of_fd(file.fd.get())) digest = std::move(*d);
+  if (const auto file = open_regular_file(path))
+    if (auto d = digest_of_fd(file->fd.get())) digest = std::move(*d);
   return known_.emplace(path, std::move(digest)).first->second;
 }
 
@@ -61,21 +61,21 @@ bool retried(const std::string& verdict_name, retry_policy policy) {
   return false;
 }
 
-output_facts examine_outputs(const output_dir& dir, const std::string& id) {
+result<output_facts> examine_outputs(const output_dir& dir, const std::string& id) {
   output_facts f;
   const std::string csv = dir.path + "/" + csv_name(id), provenance = dir.path + "/" + provenance_name(id);
   const auto csv_digest = digest_own_file(dir.fd.get(), csv_name(id), dir.owner);
-  if (!csv_digest) return {{}, {}, csv + ": " + csv_digest.error().what, {}, {}};
+  if (!csv_digest) return problem::says(csv + ": " + csv_digest.error().what);
   f.predictions_sha256 = *csv_digest;
   // Read once: the digest and the parse are of the same bytes.
   const auto text = read_own_file(dir.fd.get(), provenance_name(id), dir.owner, max_record_bytes);
-  if (!text) return {{}, {}, provenance + ": " + text.error().what, {}, {}};
+  if (!text) return problem::says(provenance + ": " + text.error().what);
   f.provenance_sha256 = sandbox::sha256_of(*text).digest.hex();
   const auto o = parse_json_object(*text);
-  if (!o) return {{}, {}, provenance + " is not a provenance file", {}, {}};
+  if (!o) return problem::says(provenance + " is not a provenance file");
   const auto* digest = o->if_contains("predictions_sha256");
   if (!digest || !digest->is_string() || digest->get_string() != f.predictions_sha256)
-    return {{}, {}, csv + " does not match the digest in its provenance", {}, {}};
+    return problem::says(csv + " does not match the digest in its provenance");
   f.fingerprint = fingerprint_of_provenance(*o);
   f.usage = usage_from_json(o->if_contains("usage"));
   return f;
@@ -94,13 +94,13 @@ resume_decision decide_resume(const batch_item& item, const output_dir& dir, ret
   }
   const std::string csv = dir.path + "/" + names[0], provenance = dir.path + "/" + names[1];
   const bool outputs = present[0] || present[1];
-  const record_read record = read_record(dir, item.id);
-  if (record.state == record_state::absent && !outputs) return {};
-  if (record.state == record_state::absent)
+  const auto record = read_record(dir, item.id);
+  if (!record) return conflict(record_path(dir.path, item.id) + ": " + record.error().what);
+  if (!*record && !outputs) return {};
+  if (!*record)
     return conflict((present[0] ? csv : provenance) +
                     " exists without a record of a run of this tool, so it is not taken for the line's results");
-  if (record.state == record_state::refused) return conflict(record_path(dir.path, item.id) + ": " + record.problem);
-  const stored_record& r = record.record;
+  const stored_record& r = **record;
   if (const auto key = first_difference(r.fingerprint, fingerprint); !key.empty())
     return conflict(std::string(outputs ? "earlier outputs were" : "an earlier record of this ID was") +
                     " made for a different request (" + key + " differs)");

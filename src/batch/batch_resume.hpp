@@ -41,12 +41,13 @@ resume_decision decide_resume(const batch_item& item, const output_dir& dir, ret
                               const boost::json::object& fingerprint);
 
 // What a success left in `dir`: the digests of its CSV and provenance and the provenance's
-// fingerprint, checked against each other; `problem` says what is missing or wrong.
+// fingerprint, checked against each other.
 struct output_facts {
-  std::string predictions_sha256, provenance_sha256, problem;
+  std::string predictions_sha256, provenance_sha256;
   boost::json::object fingerprint;
   std::optional<sandbox::sandbox_usage> usage;
 };
-output_facts examine_outputs(const output_dir& dir, const std::string& id);
+// The facts, or what is missing or wrong (a file named by its path).
+result<output_facts> examine_outputs(const output_dir& dir, const std::string& id);
 
 }  // namespace plb::batch

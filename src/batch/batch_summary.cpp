@@ -163,7 +163,7 @@ void render_summary_json(const summary_header& h, const batch_plan& plan, const 
                          {"manifest", h.manifest},
                          {"manifest_sha256", h.manifest_sha256},
                          {"output_dir", h.output_dir},
-                         {"engine", h.engine},
+                         {"engine", h.backend},  // schema 1 named the backend so; kept for its readers
                          {"started_at", h.started_at},
                          {"finished_at", h.finished_at.empty() ? json::value(nullptr) : json::value(h.finished_at)},
                          {"wall_seconds", rounded(h.wall_seconds)},

@@ -20,7 +20,7 @@
 namespace plb::batch {
 
 struct summary_header {
-  std::string manifest, manifest_sha256, output_dir, engine;
+  std::string manifest, manifest_sha256, output_dir, backend;
   std::string started_at, finished_at;      // UTC, ISO 8601; finished_at "" until the batch ends
   std::optional<double> wall_seconds;       // the batch's, once it ended
   std::vector<worker_report> workers = {};  // a queued backend's: what each worker said of itself (batch_claims.hpp)

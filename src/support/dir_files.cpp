@@ -26,10 +26,10 @@ std::string kind_of(mode_t mode) {
   return "not a regular file";
 }
 
-// Why `st` is not a regular file of `owner`, or "".
-std::string not_own_file(const struct stat& st, uid_t owner) {
-  if (!S_ISREG(st.st_mode)) return kind_of(st.st_mode);
-  if (st.st_uid != owner) return "owned by uid " + std::to_string(st.st_uid) + ", not this user's";
+// Whether `st` is a regular file of `owner`; otherwise what it is instead.
+result<void> own_file(const struct stat& st, uid_t owner) {
+  if (!S_ISREG(st.st_mode)) return problem::says(kind_of(st.st_mode));
+  if (st.st_uid != owner) return problem::says("owned by uid " + std::to_string(st.st_uid) + ", not this user's");
   return {};
 }
 
@@ -52,8 +52,8 @@ dir_entry probe_entry(int dir_fd, const std::string& name, uid_t owner) {
   struct stat st {};
   if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
     return errno == ENOENT ? dir_entry{} : dir_entry{entry_kind::other, std::strerror(errno)};
-  std::string why = not_own_file(st, owner);
-  return why.empty() ? dir_entry{entry_kind::own_file, {}} : dir_entry{entry_kind::other, std::move(why)};
+  const auto own = own_file(st, owner);
+  return own ? dir_entry{entry_kind::own_file, {}} : dir_entry{entry_kind::other, own.error().what};
 }
 
 result<unique_fd> open_own_file(int dir_fd, const std::string& name, uid_t owner) {
@@ -61,7 +61,7 @@ result<unique_fd> open_own_file(int dir_fd, const std::string& name, uid_t owner
   struct stat st {};
   if (!handle || ::fstat(handle.get(), &st) != 0) return errno_problem(errno);
   // O_PATH with O_NOFOLLOW opens a symlink itself: fstat then says it is one, and it is refused.
-  if (std::string why = not_own_file(st, owner); !why.empty()) return problem::says(std::move(why));
+  if (const auto own = own_file(st, owner); !own) return own.error();
   const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
   unique_fd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd) return errno_problem(errno);

@@ -18,38 +18,26 @@ void unique_fd::reset(int fd) noexcept {
 
 namespace {
 
-// Fills in why `fd` cannot be read as a regular file, if it cannot.
-bool check_regular(opened_file& f, int fd) noexcept {
+// Whether `fd` can be read as a regular file, and its size; otherwise why not.
+result<std::size_t> regular_size(int fd) {
   struct stat st {};
-  if (fd < 0 || ::fstat(fd, &st) != 0) {
-    f.error = open_error::system;
-    f.errno_value = errno;
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    f.error = open_error::not_regular;
-    return false;
-  }
-  f.size = static_cast<std::size_t>(st.st_size);
-  return true;
+  if (fd < 0 || ::fstat(fd, &st) != 0) return errno_problem(errno);
+  if (!S_ISREG(st.st_mode)) return problem::says("not a regular file");
+  return static_cast<std::size_t>(st.st_size);
 }
 
 }  // namespace
 
-opened_file open_regular_file(const std::string& path) noexcept {
-  opened_file f;
+result<regular_file> open_regular_file(const std::string& path) {
   const unique_fd handle(::open(path.c_str(), O_PATH | O_CLOEXEC));
-  if (!check_regular(f, handle.get())) return f;
+  if (const auto checked = regular_size(handle.get()); !checked) return checked.error();
   // O_NONBLOCK too: should the inode somehow not be a regular file after all, the open returns.
   const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
-  f.fd.reset(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (!check_regular(f, f.fd.get())) f.fd.reset();
+  regular_file f{unique_fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)), 0};
+  const auto size = regular_size(f.fd.get());
+  if (!size) return size.error();
+  f.size = *size;
   return f;
-}
-
-std::string describe(const opened_file& f) {
-  if (f.error == open_error::not_regular) return "not a regular file";
-  return std::strerror(f.errno_value);
 }
 
 result<std::string> read_up_to(int fd, std::size_t max_bytes) {
@@ -76,9 +64,9 @@ result<std::string> read_up_to(int fd, std::size_t max_bytes) {
 bool is_too_large(const problem& p) noexcept { return p.errno_value == EFBIG; }
 
 result<std::string> read_file(const std::string& path, std::size_t max_bytes) {
-  const opened_file f = open_regular_file(path);
-  if (!f) return problem(describe(f), f.errno_value);
-  return read_up_to(f.fd.get(), max_bytes);
+  const auto f = open_regular_file(path);
+  if (!f) return f.error();
+  return read_up_to(f->fd.get(), max_bytes);
 }
 
 result<void> write_all(int fd, std::string_view data) {

@@ -42,22 +42,16 @@ class unique_fd {
   int fd_ = -1;
 };
 
-enum class open_error { none, system, not_regular };
-
-struct opened_file {
+// A regular file opened for reading, and its size when it was checked.
+struct regular_file {
   unique_fd fd;
-  open_error error = open_error::none;
-  int errno_value = 0;  // with open_error::system
   std::size_t size = 0;
-  explicit operator bool() const noexcept { return error == open_error::none; }
 };
 
 // Opens `path` for reading only if it is a regular file; never blocks and never opens anything
-// else (FIFOs, sockets, devices, directories are refused from an O_PATH descriptor).
-opened_file open_regular_file(const std::string& path) noexcept;
-
-// "not a regular file" or strerror: the reason for a failed open_regular_file, for messages.
-std::string describe(const opened_file& f);
+// else (FIFOs, sockets, devices, directories are refused from an O_PATH descriptor). Otherwise why
+// not: "not a regular file" (no errno), or the system's reason with its errno.
+result<regular_file> open_regular_file(const std::string& path);
 
 // Reads at most `max_bytes` (one byte more is too large: see is_too_large), retrying EINTR.
 result<std::string> read_up_to(int fd, std::size_t max_bytes);

@@ -8,11 +8,15 @@
 //   runner engine            engine_error (runner/engine/engine_error.hpp): unreachable, status, bad reply
 //   runner state, host       refusal (runner/state/refusal.hpp): what is wrong with the host, and the fix
 // Never an empty string or a struct of its own for "failed", never an out-parameter for the
-// reason; an optional means only "there may be none" (a cache miss, a counter a kernel lacks).
+// reason; an optional means only "there may be none" (a cache miss, a counter a kernel lacks). A
+// struct that gathers many facts and must carry one step's failure beside them holds it as a
+// result<void, E> member (completed_run's removal: confirmed, or why not), never as a string that
+// is empty when all went well.
 //
 // Where the run must end, the code throws failure(verdict, line) instead (failure.hpp): it is
 // caught only where an outcome is made (the runner API's result, the CLI's main, a batch's line).
-// The engine layer never throws it. ci/checks/check-error-rule refuses what a script can see of this.
+// The engine layer never throws it. ci/checks/check-error-rule refuses what a script can see of
+// this: the out-parameters, a struct's members that carry a failure, and the engine's throws.
 //
 // Each error type has a throw_exception_from_error, so result::value() on an error throws a
 // std::runtime_error with its words (a programming error: callers test the result first).

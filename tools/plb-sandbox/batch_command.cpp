@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `plb-sandbox batch`: the flags to a plan, the plan to an engine, and what the operator sees: one
+// `plb-sandbox batch`: the flags to a plan, the plan to its backend, and what the operator sees: one
 // progress line on a terminal, one line per finished run with --verbose, and a closing line.
 #include <unistd.h>
 
@@ -92,7 +92,7 @@ int report_outcome(const batch_config& config, const outcome_counts& c) {
 int run_batch(const batch_flags& flags, const sandbox::stop_source& stop) {
   const batch_config config = batch_config_from(flags);
   const batch::backend* backend = batch::find_backend(flags.backend);
-  if (!backend) fail(sandbox::verdict::usage_error, "--engine " + flags.backend + ": no such backend");
+  if (!backend) fail(sandbox::verdict::usage_error, "--backend " + flags.backend + ": no such backend");
   batch_plan plan = plan_batch(config);
   if (flags.worker) {
     // A worker must run the lines that were submitted: an index into an edited manifest could name

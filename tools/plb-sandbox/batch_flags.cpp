@@ -66,7 +66,10 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
                       ->check(CLI::Range(1u, 1024u));
   std::vector<std::string> names;
   for (const batch::backend* b : batch::backends()) names.emplace_back(b->name());
-  c.add_option("--engine", f.backend, "where the lines run: " + join(names, ", ") + " (the first is the default)")
+  // --engine was its name before "engine" came to mean only the Docker Engine: job scripts and
+  // operators' scripts written then still pass it.
+  c.add_option("--backend,--engine", f.backend,
+               "where the lines run: " + join(names, ", ") + " (the first is the default; --engine is its old name)")
       ->check(CLI::IsMember(names));
   f.retry_option =
       c.add_option("--retry-failed", f.retry,
@@ -82,8 +85,8 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
   c.add_flag("--collect", f.collect, backends_help(&batch::backend_help::collect));
   c.add_option("--workers", f.workers, backends_help(&batch::backend_help::workers))->check(CLI::Range(1u, 100000u));
   c.add_flag("--worker", f.worker,
-             "pull lines from --output-dir's queue until none is left, named as --engine names its workers; "
-             "what each worker task of a queued --engine runs");
+             "pull lines from --output-dir's queue until none is left, named as --backend names its workers; "
+             "what each worker task of a queued --backend runs");
   c.add_option(
       "--manifest-sha256", f.manifest_sha256,
       "with --worker: refuse to run unless the manifest is still the one submitted (the job script passes it)");
@@ -108,18 +111,18 @@ batch_config batch_config_from(const batch_flags& f) {
   if (f.retry_option && f.retry_option->count() > 0)
     c.retry = f.retry == "all" ? retry_policy::all_failures : retry_policy::host_failures;
   const batch::backend* backend = batch::find_backend(f.backend);
-  if (!backend) fail(verdict::usage_error, "--engine " + f.backend + ": no such backend");
+  if (!backend) fail(verdict::usage_error, "--backend " + f.backend + ": no such backend");
   const bool queued = backend->queued();
   const bool submits =
       f.no_wait || f.collect || !f.partition.empty() || !f.account.empty() || !f.sbatch_options.empty();
-  std::string queued_engine = "a queued --engine (";  // appended, not "..." + a temporary: GCC PR 105651
-  queued_engine.append(queued_backends()).append(")");
+  std::string queued_backend = "a queued --backend (";  // appended, not "..." + a temporary: GCC PR 105651
+  queued_backend.append(queued_backends()).append(")");
   if (!queued && submits)
     fail(verdict::usage_error, "--no-wait, --collect, --partition, --account and --sbatch-option need " +
-                                   queued_engine + "; " + f.backend + " runs the lines itself");
+                                   queued_backend + "; " + f.backend + " runs the lines itself");
   if (f.worker && (submits || f.workers))
     fail(verdict::usage_error, "--worker is what a queued backend's worker task runs, not a way to submit");
-  if (f.workers && !queued) fail(verdict::usage_error, "--workers needs " + queued_engine);
+  if (f.workers && !queued) fail(verdict::usage_error, "--workers needs " + queued_backend);
   if (!f.manifest_sha256.empty() && !f.worker) fail(verdict::usage_error, "--manifest-sha256 goes with --worker");
   return c;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The batch command's flags, parsed by CLI11 into a batch_config and the engine's options.
+// The batch command's flags, parsed by CLI11 into a batch_config and the backend's options.
 #pragma once
 
 #include <string>
@@ -29,7 +29,8 @@ using batch::retry_policy;
 
 struct batch_flags {
   std::string manifest, output_dir, retry;
-  std::string backend = "local";  // --engine: the batch backend that runs the lines (batch/backend.hpp)
+  // --backend (or --engine, its old name): the batch backend that runs the lines (batch/backend.hpp)
+  std::string backend = "local";
   std::string runtime_image, data, task_type, id_column, seconds, memory_mb;
   std::vector<std::string> features;
   unsigned jobs = 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The local engine: one preflight and one sweep for the batch, then a fixed pool of worker
+// The local backend: one preflight and one sweep for the batch, then a fixed pool of worker
 // threads, each taking the next pending line and running it exactly as sandbox-score would. The
 // calling thread only reports progress and rewrites the summary as lines finish.
 #include <atomic>

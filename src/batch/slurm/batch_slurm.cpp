@@ -59,7 +59,7 @@ std::string self_path() {
   return buf;
 }
 
-// The job script: every task runs this tool as a worker of this backend (--engine slurm, so that it
+// The job script: every task runs this tool as a worker of this backend (--backend slurm, so that it
 // names itself from Slurm's variables); nothing else of the submitter's environment than what
 // sbatch exports.
 std::string job_script(const batch_config& config, const slurm_options& options) {
@@ -68,7 +68,7 @@ std::string job_script(const batch_config& config, const slurm_options& options)
                                                          "--output-dir", config.output_dir})
     s += text_of({" ", shell_quoted(arg)});
   for (const std::string& arg : options.task_flags) s += text_of({" ", shell_quoted(arg)});
-  s += text_of({" --engine slurm --worker --jobs ", std::to_string(std::max(1u, options.jobs))});
+  s += text_of({" --backend slurm --worker --jobs ", std::to_string(std::max(1u, options.jobs))});
   return s + "\n";
 }
 

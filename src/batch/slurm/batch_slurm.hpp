@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Slurm engine: W worker tasks (sbatch --array=0-<W-1>), each running `plb-sandbox batch ...
+// The Slurm backend: W worker tasks (sbatch --array=0-<W-1>), each running `plb-sandbox batch ...
 // --worker` on its node (batch_worker.hpp): one preflight, then lines claimed one at a time from
 // the lines that need a run (queue/lines), --jobs at once. The submitter waits, polling squeue and
 // the records, hands a dead worker's lines to the others (slurm_workers.hpp), and writes the same
-// summary as the local engine.
+// summary as the local backend.
 #pragma once
 
 #include <string>

@@ -81,23 +81,24 @@ class job_wait {
     gathered g;
     for (const std::size_t i : start_.to_run) {
       if (!open_[i]) continue;
-      const record_read record = read_record(dir_, std::string(plan_.id(i)));
-      if (record.state == record_state::absent) {
+      const auto record = read_record(dir_, std::string(plan_.id(i)));
+      if (record && !*record) {  // none yet
         ++g.still_open;
         continue;
       }
-      take_record(i, record);
+      take_record(i, record ? (*record)->outcome : line_outcome{});
       g.changed = true;
     }
     return g;
   }
 
-  // The task's own words, once its outputs are checked against the line like any earlier run's.
-  void take_record(std::size_t i, const record_read& record) {
+  // The task's own words (`recorded`, from its trusted record), once its outputs are checked against
+  // the line like any earlier run's; a refused record is the conflict decide_resume names.
+  void take_record(std::size_t i, const line_outcome& recorded) {
     const batch_item item = plan_.item(i);
     const auto d =
         decide_resume(item, dir_, retry_policy::none, request_fingerprint(item, start_.data_digest(plan_, i)));
-    line_outcome o = d.action == resume_action::conflict ? d.outcome : record.record.outcome;
+    line_outcome o = d.action == resume_action::conflict ? d.outcome : recorded;
     if (d.action == resume_action::run) {  // a success record whose outputs are missing
       o.state = "not_run";
       o.message = "the task recorded success but its outputs are missing";

@@ -55,7 +55,7 @@ completed_run container_run::run(std::string_view stdin_data, cgroup_monitor& mo
     reaper_.release();
     done.vanished = !done.state || done.state->status == "removing" || done.state->status == "dead" || !removed_here;
   } catch (const failure& f) {  // the reaper keeps trying; the judge reports it
-    done.cleanup_problem = f.what();
+    done.removal = problem::says(f.what());
     removed_ = true;  // no second attempt from the destructor: the first error is the one reported
   }
   return done;

@@ -11,6 +11,7 @@
 #include "runner/container/docker_run.hpp"
 #include "runner/container/reaper.hpp"
 #include "runner/container/run_clock.hpp"
+#include "support/problem.hpp"
 
 namespace plb::runner {
 
@@ -21,8 +22,8 @@ struct completed_run {
   // Removed by something other than this run: gone or being removed when inspected, or already
   // gone when this run came to remove it.
   bool vanished = false;
-  std::string cleanup_problem;  // set when removal could not be confirmed (the container may remain)
-  run_times times;              // start-up and the script's own time (run_clock.hpp)
+  result<void> removal;  // confirmed by the daemon, or why not (the container may remain)
+  run_times times;       // start-up and the script's own time (run_clock.hpp)
 };
 
 class container_run {
@@ -43,7 +44,7 @@ class container_run {
   // engine gate: call it before the preflight, whose time the client's start-up then overlaps.
   void launch(docker_run_request request);
   // Runs the launched client with `stdin_data`, inspects and removes the container. A removal that
-  // cannot be confirmed is recorded in cleanup_problem, for the judge. `output_cap`, when given,
+  // cannot be confirmed is recorded in `removal`, for the judge. `output_cap`, when given,
   // replaces the launched request's (sandbox::output_cap_bytes: it grows with the input's rows).
   completed_run run(std::string_view stdin_data, cgroup_monitor& monitor,
                     std::optional<std::size_t> output_cap = std::nullopt);

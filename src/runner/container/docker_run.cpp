@@ -45,7 +45,7 @@ class watchdog_run {
   docker_run_outcome run(std::string_view stdin_data, cgroup_monitor& monitor, std::optional<std::size_t> output_cap) {
     monitor_ = &monitor;
     if (output_cap) output_.set_cap(*output_cap);
-    if (!process_) return std::move(outcome_);  // start_problem says why
+    if (!process_) return std::move(outcome_);  // client_start says why
     bp::basic_process<asio::io_context::executor_type>& proc = *process_;
     // The reaper's deadline is armed before the gate opens, so no moment in which the client can
     // reach the daemon is outside it: the start allowance and the wall time, until the start is known.
@@ -104,7 +104,7 @@ class watchdog_run {
     auto proc = launch_client(ctx_, request_.arguments, request_.private_config_dir, request_.client_cpus,
                               {stdin_, stdout_, stderr_});
     if (!proc) {
-      outcome_.start_problem = proc.error().what;
+      outcome_.client_start = proc.error();
       return;
     }
     process_.emplace(std::move(*proc));

@@ -30,6 +30,7 @@
 #include "runner/container/reaper.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "support/cancellation.hpp"
+#include "support/problem.hpp"
 
 namespace plb::runner {
 
@@ -61,7 +62,7 @@ struct docker_run_outcome {
   bool start_timed_out = false;  // the container did not start within its start allowance
   bool output_cap_exceeded = false;
   int interrupted_by = 0;                   // the signal of a stop request honoured during the run
-  std::string start_problem;                // the docker client could not be started at all
+  result<void> client_start;                // the docker client started, or why it could not at all
   bool daemon_lost = false;                 // the daemon stopped answering during the run
   bool reaper_lost = false;                 // the run's reaper died: the run was stopped
   std::string stdout_bytes;                 // untrusted: parse it, never print it
@@ -85,7 +86,7 @@ class watchdog_run;
 class docker_client {
  public:
   // Throws failure(internal_error) when the gate cannot listen; a client that cannot be started
-  // is reported by run() (start_problem).
+  // is reported by run() (client_start).
   docker_client(const docker_run_request& request, const docker_engine& engine);
   ~docker_client();
   docker_client(const docker_client&) = delete;

@@ -66,8 +66,8 @@ class list_handler {
 
   explicit list_handler(std::size_t max_listed) : max_listed_(std::max<std::size_t>(max_listed, 1)) {}
 
-  std::string problem;
-  bool closed = false;  // the top-level array has ended
+  engine_result<void> so_far;  // the answer so far: in bounds, or which bound it broke
+  bool closed = false;         // the top-level array has ended
   std::vector<ranked> kept;
   std::uint64_t left_out = 0;
 
@@ -137,7 +137,7 @@ class list_handler {
 
  private:
   bool refuse(const char* why, json::error_code& ec) {
-    problem = why;
+    so_far = engine_error{engine_error::kind::bad_reply, 0, why};
     ec = json::error::syntax;
     return false;
   }

@@ -11,27 +11,25 @@
 
 namespace plb::runner {
 
-docker_cli_context current_docker_cli_context() {
+result<std::string> current_docker_cli_context() {
   constexpr std::size_t max_config_bytes = std::size_t{64} * 1024;
   const char* dir = std::getenv("DOCKER_CONFIG");
   const char* home = std::getenv("HOME");
   const std::string config = dir    ? std::string(dir) + "/config.json"
                              : home ? std::string(home) + "/.docker/config.json"
                                     : "";
-  docker_cli_context c;
   struct stat st {};
-  if (config.empty() || ::lstat(config.c_str(), &st) != 0) return c;
+  if (config.empty() || ::lstat(config.c_str(), &st) != 0) return std::string();
   const auto text = read_file(config, max_config_bytes);
-  if (!text) {
-    c.problem = "the docker CLI configuration " + config + " is not a readable regular file of at most 64 KiB";
-    return c;
-  }
+  if (!text)
+    return problem::says("the docker CLI configuration " + config +
+                         " is not a readable regular file of at most 64 KiB");
   boost::json::error_code ec;
   const auto v = boost::json::parse(*text, ec);
-  if (ec || !v.is_object()) return c;
+  if (ec || !v.is_object()) return std::string();
   const auto* name = v.get_object().if_contains("currentContext");
-  if (name && name->is_string()) c.name = std::string(name->get_string());
-  return c;
+  if (name && name->is_string()) return std::string(name->get_string());
+  return std::string();
 }
 
 }  // namespace plb::runner

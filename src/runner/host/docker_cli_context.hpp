@@ -4,16 +4,14 @@
 // a FIFO or a device there must not hang the tool or be opened as root.
 #pragma once
 
-#include <optional>
 #include <string>
+
+#include "support/problem.hpp"
 
 namespace plb::runner {
 
-struct docker_cli_context {
-  std::string name;     // empty: none set
-  std::string problem;  // set when the configuration exists but cannot be read safely
-};
-
-docker_cli_context current_docker_cli_context();
+// The current context's name ("" when none is set, or there is no configuration), or why a
+// configuration that exists cannot be read safely.
+result<std::string> current_docker_cli_context();
 
 }  // namespace plb::runner

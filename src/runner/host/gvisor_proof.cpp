@@ -99,10 +99,10 @@ host_result<gvisor_proof> prove_gvisor(const proof_request& r) {
   container.launch(req);
   const completed_run done = container.run({}, monitor);
   if (done.outcome.interrupted_by) throw interrupted{done.outcome.interrupted_by};
-  if (!done.cleanup_problem.empty()) fail(sandbox::verdict::cleanup_failed, done.cleanup_problem);
+  if (!done.removal) fail(sandbox::verdict::cleanup_failed, done.removal.error().what);
   if (done.outcome.reaper_lost)
     fail(sandbox::verdict::runtime_failed, "the gVisor probe's reaper process died, so the probe was stopped");
-  if (!done.outcome.start_problem.empty()) fail(sandbox::verdict::internal_error, done.outcome.start_problem);
+  if (!done.outcome.client_start) fail(sandbox::verdict::internal_error, done.outcome.client_start.error().what);
   if (done.outcome.timed_out || done.outcome.start_timed_out || done.outcome.client_ended_late || !done.state ||
       done.state->exit_code != 0)
     return probe_failure(done, r.limits.start_seconds);

@@ -30,10 +30,10 @@ host_result<std::string> local_daemon_only(check_context&) {
   if (const char* x = std::getenv("DOCKER_CONTEXT"); x && *x && std::string(x) != "default")
     return refusal{std::string("DOCKER_CONTEXT is set to ") + x + ", but plb-sandbox only uses the local daemon",
                    "unset DOCKER_CONTEXT"};
-  const docker_cli_context ctx = current_docker_cli_context();
-  if (!ctx.problem.empty()) return refusal{ctx.problem, "fix or remove it (plb-sandbox reads only its currentContext)"};
-  if (!ctx.name.empty() && ctx.name != "default")
-    return refusal{"the docker CLI's current context is " + ctx.name + ", but plb-sandbox only uses the local daemon",
+  const auto ctx = current_docker_cli_context();
+  if (!ctx) return refusal{ctx.error().what, "fix or remove it (plb-sandbox reads only its currentContext)"};
+  if (!ctx->empty() && *ctx != "default")
+    return refusal{"the docker CLI's current context is " + *ctx + ", but plb-sandbox only uses the local daemon",
                    "run `docker context use default`"};
   return local;
 }

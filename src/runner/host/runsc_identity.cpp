@@ -33,23 +33,25 @@ std::string entry_name(const runtime_entry& rt, const std::string& binary) {
   return sandbox::sha256_of(k).digest.hex() + ".json";
 }
 
-// The binary's SHA-256, or empty when it cannot be read whole or changed while it was read.
-std::string file_sha256(const std::string& path, const std::string& binary) {
+// The binary's SHA-256, unless it cannot be read whole or changed while it was read.
+result<std::string> file_sha256(const std::string& path, const std::string& binary) {
   const unique_fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   struct stat st {};
-  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || identity_of(st) != binary) return {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || identity_of(st) != binary)
+    return problem::says("not the regular file that was identified");
   sandbox::sha256_hasher h;
   std::array<char, 1 << 16> buf{};
   while (true) {
     const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return {};
+    if (n < 0) return errno_problem(errno);
     if (n == 0) break;
     h.update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
   }
-  if (::fstat(fd.get(), &st) != 0 || identity_of(st) != binary) return {};
+  if (::fstat(fd.get(), &st) != 0 || identity_of(st) != binary) return problem::says("changed while it was read");
   const auto d = h.finish();
-  return d ? d.digest.hex() : std::string{};
+  if (!d) return problem::says("cannot be hashed");
+  return d.digest.hex();
 }
 
 bool printable(const std::string& s) {
@@ -117,7 +119,7 @@ runsc_identity identify_runsc(const runtime_entry& rt) {
   id.version = runtime_version(rt.path);
   id.release = runsc_release(id.version);
   id.platform = runsc_platform(rt.args);
-  id.sha256 = file_sha256(rt.path, before);
+  if (const auto hashed = file_sha256(rt.path, before)) id.sha256 = *hashed;
   // Stored only when the binary that answered is the one hashed and keyed: unchanged throughout.
   if (!before.empty() && !id.sha256.empty() && printable(id.version) && !id.release.empty() &&
       binary_identity(rt.path) == before)

@@ -42,7 +42,7 @@ struct runsc_identity {
   std::string version;   // first line of `runsc --version`
   std::string release;   // runsc_release(version)
   std::string platform;  // runsc_platform(the entry's arguments)
-  std::string sha256;    // of the binary, when the identity was taken
+  std::string sha256;    // of the binary, when the identity was taken ("" if it could not be hashed: never cached)
   bool from_cache = false;
 };
 

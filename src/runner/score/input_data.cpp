@@ -18,9 +18,9 @@ namespace plb::runner {
 input_data read_input(const std::string& field, const std::string& path, const std::vector<std::string>& features,
                       const std::string& id_column, const sandbox::csv_options& options, const cancellation* cancel) {
   const std::string what = field + " " + path;
-  const opened_file file = open_regular_file(path);
-  if (!file) fail(sandbox::verdict::input_refused, what + ": " + describe(file));
-  const int fd = file.fd.get();
+  const auto file = open_regular_file(path);
+  if (!file) fail(sandbox::verdict::input_refused, what + ": " + file.error().what);
+  const int fd = file->fd.get();
 
   sandbox::csv_feature_reader reader(features, id_column, options);
   sandbox::sha256_hasher hasher;

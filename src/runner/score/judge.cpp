@@ -61,8 +61,8 @@ std::optional<run_verdict> judge(const completed_run& done, const sandbox::Sandb
   const docker_run_outcome& out = done.outcome;
   const std::optional<container_state>& state = done.state;
   // Cleanup first: a container that may remain is the operator's problem whatever the script did.
-  if (!done.cleanup_problem.empty()) return run_verdict{verdict::cleanup_failed, done.cleanup_problem};
-  if (!out.start_problem.empty()) return run_verdict{verdict::internal_error, out.start_problem};
+  if (!done.removal) return run_verdict{verdict::cleanup_failed, done.removal.error().what};
+  if (!out.client_start) return run_verdict{verdict::internal_error, out.client_start.error().what};
   if (done.daemon_lost && !end_seen_by_client(done))
     return run_verdict{
         verdict::runtime_failed,

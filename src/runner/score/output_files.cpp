@@ -39,11 +39,10 @@ unique_fd create_unnamed(const std::string& dir, const std::string& contents) {
 }
 
 // linkat never replaces an existing name: EEXIST if someone took the path meanwhile.
-bool link_as(const unique_fd& fd, const std::string& path, int& error) {
+result<void> link_as(const unique_fd& fd, const std::string& path) {
   const std::string proc = "/proc/self/fd/" + std::to_string(fd.get());
-  if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
-  error = errno;
-  return false;
+  if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) return {};
+  return errno_problem(errno);
 }
 
 }  // namespace
@@ -103,14 +102,15 @@ output_space output_space_needed(std::uint64_t input_values, const std::vector<s
   return {csv + provenance + 2 * round, 2, true};
 }
 
-std::string space_shortfall(const output_space& needed, const output_space& free) {
+result<void> space_fits(const output_space& needed, const output_space& free) {
   std::string why;
   if (free.bytes < needed.bytes)
     why = std::to_string(needed.bytes) + " bytes needed, " + std::to_string(free.bytes) + " free";
   if (free.inodes_counted && free.inodes < needed.inodes)
     why += (why.empty() ? "" : "; ") + std::to_string(needed.inodes) + " inodes needed, " +
            std::to_string(free.inodes) + " free";
-  return why;
+  if (why.empty()) return {};
+  return problem::says(std::move(why));
 }
 
 void check_output_space(const std::string& output, std::uint64_t input_values, const std::vector<std::string>& features,
@@ -122,10 +122,9 @@ void check_output_space(const std::string& output, std::uint64_t input_values, c
   const std::uint64_t block = fs.f_frsize ? fs.f_frsize : fs.f_bsize;
   const output_space needed = output_space_needed(input_values, features, id_column, data_bytes, text_bytes, block);
   const output_space free{static_cast<std::uint64_t>(fs.f_bavail) * block, fs.f_favail, fs.f_files != 0};
-  const std::string why = space_shortfall(needed, free);
-  if (!why.empty())
+  if (const auto fits = space_fits(needed, free); !fits)
     fail(sandbox::verdict::usage_error,
-         "output directory " + dir + ": its file system has no room for the outputs (" + why +
+         "output directory " + dir + ": its file system has no room for the outputs (" + fits.error().what +
              "): free space there, or give an output path on a file system with room; nothing ran");
 }
 
@@ -168,14 +167,12 @@ void publish_outputs(const std::string& predictions_path, const std::string& pre
                      const std::string& provenance_path, const std::string& provenance_json) {
   const unique_fd a = create_unnamed(parent_of(predictions_path), predictions_csv);
   const unique_fd b = create_unnamed(parent_of(provenance_path), provenance_json);
-  int error = 0;
-  const bool first = link_as(a, predictions_path, error);
-  const bool second = first && link_as(b, provenance_path, error);
-  if (!first)
-    fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + std::strerror(error));
+  const auto first = link_as(a, predictions_path);
+  if (!first) fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + first.error().what);
+  const auto second = link_as(b, provenance_path);
   if (!second) {
     ::unlink(predictions_path.c_str());  // ours: linked a moment ago, never both or neither broken
-    fail(sandbox::verdict::internal_error, "cannot publish " + provenance_path + ": " + std::strerror(error));
+    fail(sandbox::verdict::internal_error, "cannot publish " + provenance_path + ": " + second.error().what);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plb/sandbox/csv_reader.hpp"
+#include "support/problem.hpp"
 
 namespace plb::runner {
 
@@ -36,8 +37,8 @@ output_space output_space_needed(std::uint64_t input_values, const std::vector<s
                                  const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes,
                                  std::uint64_t block);
 
-// The decision: "" when `free` holds `needed`, else what is short (bytes, inodes or both), in words.
-std::string space_shortfall(const output_space& needed, const output_space& free);
+// The decision: whether `free` holds `needed`, or what is short (bytes, inodes or both), in words.
+result<void> space_fits(const output_space& needed, const output_space& free);
 
 // Throws failure(usage_error) naming the directory, the bytes and inodes needed and free, and the
 // fix, unless the file system `output` is published on has room for both outputs (statvfs: the

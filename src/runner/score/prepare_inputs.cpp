@@ -19,9 +19,9 @@ verified_script check_local_inputs(const score_request& request) {
           : read_script(request.model, request.model_sha256, script_limit, request.names);
   std::uint64_t data_bytes = 0;
   if (!request.table) {  // the data file opens as a regular file; reading it is prepare_inputs' work
-    const opened_file data = open_regular_file(request.data);
-    if (!data) fail(verdict::input_refused, request.names.data + (" " + request.data) + ": " + describe(data));
-    data_bytes = static_cast<std::uint64_t>(data.size);
+    const auto data = open_regular_file(request.data);
+    if (!data) fail(verdict::input_refused, request.names.data + (" " + request.data) + ": " + data.error().what);
+    data_bytes = static_cast<std::uint64_t>(data->size);
   }
   // A full disk is found now, not after the run: the outputs' file system must have room for the
   // most they can take.

@@ -231,7 +231,7 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   report.phases.cleanup = std::max(0.0, report.phases.cleanup - report.phases.run);
   report.usage = usage_of(done);
   // A container that may remain is reported as such, even when a stop request ended the run.
-  if (!done.cleanup_problem.empty()) fail(verdict::cleanup_failed, done.cleanup_problem);
+  if (!done.removal) fail(verdict::cleanup_failed, done.removal.error().what);
   if (out.interrupted_by) throw interrupted{out.interrupted_by};
   cancel.check();  // a stop request after the client exited is not swallowed
   if (const auto v = judge(done, request.limits, output_cap)) fail(v->verdict, v->message);

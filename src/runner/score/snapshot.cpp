@@ -21,10 +21,10 @@ namespace {
 verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected,
                             std::size_t max_bytes, const field_names& names) {
   const std::string what = names.model + (" " + model_path);
-  const opened_file in = open_regular_file(model_path);
-  if (!in) refuse(what + ": " + describe(in));
+  const auto in = open_regular_file(model_path);
+  if (!in) refuse(what + ": " + in.error().what);
   // One bounded read: what is hashed is exactly what is copied, whatever happens to the file.
-  auto r = read_up_to(in.fd.get(), max_bytes);
+  auto r = read_up_to(in->fd.get(), max_bytes);
   if (!r && is_too_large(r.error()))
     refuse(what + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB script limit");
   if (!r) refuse(what + ": " + r.error().what);

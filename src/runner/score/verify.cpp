@@ -25,9 +25,9 @@ constexpr std::size_t predictions_limit = std::size_t{1} << 30;
 
 // The whole-file SHA-256 of `path` (what the run recorded for the script and the data).
 result<std::string> digest_of_path(const std::string& path) {
-  const opened_file f = open_regular_file(path);
-  if (!f) return problem::says(describe(f));
-  auto d = digest_of_fd(f.fd.get());
+  const auto f = open_regular_file(path);
+  if (!f) return problem::says(f.error().what);
+  auto d = digest_of_fd(f->fd.get());
   if (!d) return problem::says("cannot be read");
   return d;
 }
@@ -43,13 +43,13 @@ void check_file(checked& c, verify_mismatch m, const char* what, const std::stri
 // The provenance: read with a bound, its seal checked under `key`, and only then read strictly. A
 // problem here ends verify before anything else is looked at.
 bool read_provenance(const verify_options& o, checked& c, const host_key& key) {
-  const opened_file f = open_regular_file(o.provenance_path);
+  const auto f = open_regular_file(o.provenance_path);
   const auto refuse = [&](const std::string& why) {
     c.add(verify_mismatch::provenance_refused, o.provenance_path + ": " + why);
     return false;
   };
-  if (!f) return refuse(describe(f));
-  const auto text = read_up_to(f.fd.get(), sandbox::max_provenance_bytes);
+  if (!f) return refuse(f.error().what);
+  const auto text = read_up_to(f->fd.get(), sandbox::max_provenance_bytes);
   if (!text) return refuse(is_too_large(text.error()) ? "larger than 1 MiB" : "cannot be read");
   // Nothing of it is parsed before its MAC verifies: every path, limit and image below is the tool's.
   if (const auto sealed = check_provenance_seal(*text, key); !sealed) return refuse(sealed.error().what);

@@ -61,7 +61,7 @@ report_input input_of(std::vector<report_row> rows) {
   in.output_dir = "/srv/eval/round-7";
   in.manifest = "/srv/eval/round-7.jsonl";
   in.manifest_sha256 = digest;
-  in.engine = "local";
+  in.backend = "local";
   in.complete = true;
   in.started_at = "2026-12-01T10:00:00Z";
   in.finished_at = "2026-12-01T10:05:00Z";
@@ -98,7 +98,7 @@ TEST(BatchReport, EscapesEveryValueWhateverItsSource) {
   r.predictions_sha256 = hostile;
   r.provenance = true;
   report_input in = input_of({r});
-  in.manifest = in.output_dir = in.engine = in.started_at = hostile;
+  in.manifest = in.output_dir = in.backend = in.started_at = hostile;
   in.runtimes = in.images = in.nodes = {hostile};
   in.verify = {{hostile, hostile, 3, 0.5, hostile}};
   in.verify_note = hostile;

@@ -179,7 +179,7 @@ std::string whole_document(const summary_header& h, const batch_plan& plan, cons
                          {"manifest", h.manifest},
                          {"manifest_sha256", h.manifest_sha256},
                          {"output_dir", h.output_dir},
-                         {"engine", h.engine},
+                         {"engine", h.backend},
                          {"started_at", h.started_at},
                          {"finished_at", nullable(h.finished_at)},
                          {"wall_seconds", rounded(h.wall_seconds)},

@@ -89,14 +89,14 @@ TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {
       << d.outcome.message;
 
   // The same pair with the record a run of this tool writes: kept.
-  const output_facts facts = examine_outputs(dir, "a");
-  ASSERT_TRUE(facts.problem.empty()) << facts.problem;
-  line_outcome o{"success", 0, "predictions and provenance written", sandbox::sandbox_usage{}, facts.predictions_sha256,
-                 {}};
-  write_record(dir, item, o, facts.fingerprint, facts.provenance_sha256);
+  const auto facts = examine_outputs(dir, "a");
+  ASSERT_TRUE(facts) << facts.error().what;
+  line_outcome o{
+      "success", 0, "predictions and provenance written", sandbox::sandbox_usage{}, facts->predictions_sha256, {}};
+  write_record(dir, item, o, facts->fingerprint, facts->provenance_sha256);
   d = decide_resume(item, dir, retry_policy::all_failures, fingerprint);
   EXPECT_EQ(d.action, resume_action::keep) << d.outcome.message;
-  EXPECT_EQ(d.outcome.predictions_sha256, facts.predictions_sha256);
+  EXPECT_EQ(d.outcome.predictions_sha256, facts->predictions_sha256);
   EXPECT_NE(d.outcome.message.find("kept from an earlier run"), std::string::npos);
 
   // Other predictions under the same record, with a provenance that describes them: not kept.
@@ -113,9 +113,10 @@ TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {
 
   // A signed record of another request: the limit is named.
   plant_outputs("a", "row,prediction\n0,1\n", 7);
-  const output_facts other = examine_outputs(dir, "a");
-  write_record(dir, item, {"success", 0, "m", std::nullopt, other.predictions_sha256, {}}, other.fingerprint,
-               other.provenance_sha256);
+  const auto other = examine_outputs(dir, "a");
+  ASSERT_TRUE(other) << other.error().what;
+  write_record(dir, item, {"success", 0, "m", std::nullopt, other->predictions_sha256, {}}, other->fingerprint,
+               other->provenance_sha256);
   d = decide_resume(item, dir, retry_policy::none, fingerprint);
   EXPECT_EQ(d.action, resume_action::conflict);
   EXPECT_NE(d.outcome.message.find("limits.wall_seconds differs"), std::string::npos) << d.outcome.message;
@@ -124,7 +125,7 @@ TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {
   // A success whose outputs were moved away runs again.
   fs::remove(dir_ + "/a.csv");
   fs::remove(dir_ + "/a.csv.sandbox.json");
-  write_record(dir, item, o, facts.fingerprint, facts.provenance_sha256);
+  write_record(dir, item, o, facts->fingerprint, facts->provenance_sha256);
   EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::run);
 }
 

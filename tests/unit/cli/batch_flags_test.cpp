@@ -138,13 +138,27 @@ TEST(BatchFlags, JobsAndWorkersAreBoundedByTheParser) {
   }
 }
 
-TEST(BatchFlags, AnEngineNotRegisteredIsRefusedByTheParser) {
-  batch_line line;
-  try {
-    line.parse({"--engine", "kubernetes-someday"});
-    FAIL() << "an unknown backend was accepted";
-  } catch (const CLI::ValidationError& e) {
-    EXPECT_TRUE(contains(e.what(), "--engine")) << e.what();
+TEST(BatchFlags, ABackendNotRegisteredIsRefusedByTheParser) {
+  for (const char* flag : {"--backend", "--engine"}) {
+    batch_line line;
+    try {
+      line.parse({flag, "kubernetes-someday"});
+      FAIL() << "an unknown backend was accepted by " << flag;
+    } catch (const CLI::ValidationError& e) {
+      EXPECT_TRUE(contains(e.what(), "--backend")) << e.what();
+    }
+  }
+}
+
+// --engine is --backend's old name: job scripts and operators' scripts written before still pass it.
+TEST(BatchFlags, TheOldNameEngineStillChoosesTheBackend) {
+  for (const std::string& name : {default_backend(), queued_backend().value_or(default_backend())}) {
+    batch_line by_backend, by_engine;
+    by_backend.parse({"--backend", name});
+    by_engine.parse({"--engine", name});
+    EXPECT_EQ(by_backend.flags.backend, name);
+    EXPECT_EQ(by_engine.flags.backend, name) << "--engine " << name;
+    EXPECT_EQ(by_engine.refusal(), "");
   }
 }
 
@@ -158,7 +172,7 @@ TEST(BatchFlags, RetryFailedTakesNothingOrAll) {
 }
 
 // What only a queued backend does, asked of the default one, which runs the lines itself.
-TEST(BatchFlags, QueueOnlyFlagsNeedAQueuedEngine) {
+TEST(BatchFlags, QueueOnlyFlagsNeedAQueuedBackend) {
   for (const std::vector<std::string>& given : {std::vector<std::string>{"--no-wait"},
                                                 {"--collect"},
                                                 {"--partition", "gpu"},
@@ -169,31 +183,31 @@ TEST(BatchFlags, QueueOnlyFlagsNeedAQueuedEngine) {
     line.parse(given);
     const std::string why = line.refusal();
     const std::string flag = given[0].substr(0, given[0].find('=', 2));
-    EXPECT_TRUE(contains(why, flag)) << flag << " with --engine " << line.flags.backend << ": " << why;
-    EXPECT_TRUE(contains(why, "--engine")) << why;
+    EXPECT_TRUE(contains(why, flag)) << flag << " with --backend " << line.flags.backend << ": " << why;
+    EXPECT_TRUE(contains(why, "--backend")) << why;
   }
 }
 
-TEST(BatchFlags, QueueOnlyFlagsAreTakenByAQueuedEngine) {
+TEST(BatchFlags, QueueOnlyFlagsAreTakenByAQueuedBackend) {
   const auto queued = queued_backend();
   if (!queued) GTEST_SKIP() << "no queued backend registered";
   batch_line line;
-  line.parse({"--engine", *queued, "--no-wait", "--partition", "gpu", "--workers", "4"});
+  line.parse({"--backend", *queued, "--no-wait", "--partition", "gpu", "--workers", "4"});
   EXPECT_EQ(line.refusal(), "");
 }
 
 TEST(BatchFlags, AWorkerIsNotAWayToSubmitOrCollect) {
   const auto queued = queued_backend();
   if (!queued) GTEST_SKIP() << "no queued backend registered";
-  for (const std::vector<std::string>& given : {std::vector<std::string>{"--worker", "--collect", "--engine", *queued},
-                                                {"--worker", "--no-wait", "--engine", *queued}}) {
+  for (const std::vector<std::string>& given : {std::vector<std::string>{"--worker", "--collect", "--backend", *queued},
+                                                {"--worker", "--no-wait", "--backend", *queued}}) {
     batch_line line;
     line.parse(given);
     EXPECT_TRUE(contains(line.refusal(), "--worker")) << line.refusal();
   }
-  // The job script's own form: a worker learns who it is from its engine (backend::identity).
+  // The job script's own form: a worker learns who it is from its backend (backend::identity).
   batch_line job_script;
-  job_script.parse({"--worker", "--engine", *queued});
+  job_script.parse({"--worker", "--backend", *queued});
   EXPECT_EQ(job_script.refusal(), "");
 }
 

@@ -59,15 +59,16 @@ TEST_P(Judge, DecidesFromTheObservationsAlone) {
 
 const judge_case cases[] = {
     {"clean_exit", [](completed_run&) {}, std::nullopt, ""},
-    {"cleanup_failed", [](completed_run& d) { d.cleanup_problem = "container x could not be removed"; },
+    {"cleanup_failed", [](completed_run& d) { d.removal = problem::says("container x could not be removed"); },
      verdict::cleanup_failed, "could not be removed"},
     {"cleanup_beats_timeout",
      [](completed_run& d) {
-       d.cleanup_problem = "gone?";
+       d.removal = problem::says("gone?");
        d.outcome.timed_out = true;
      },
      verdict::cleanup_failed, "gone?"},
-    {"client_never_started", [](completed_run& d) { d.outcome.start_problem = "cannot start /usr/bin/docker: ENOENT"; },
+    {"client_never_started",
+     [](completed_run& d) { d.outcome.client_start = problem::says("cannot start /usr/bin/docker: ENOENT"); },
      verdict::internal_error, "cannot start"},
     // A daemon that stopped answering decides only when the client did not see the container end.
     {"daemon_lost",

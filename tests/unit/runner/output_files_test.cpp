@@ -25,12 +25,12 @@ TEST(PredictionsCsv, RowNumbersOrIdsAndShortestNumbers) {
 // system that counts no inodes is held to its bytes only.
 TEST(OutputSpace, TheDecisionHoldsFreeBytesAndInodesToTheNeed) {
   const output_space need{1000, 2, true};
-  EXPECT_EQ(space_shortfall(need, {1000, 2, true}), "");
-  EXPECT_EQ(space_shortfall(need, {1u << 30, 1000, true}), "");
-  EXPECT_EQ(space_shortfall(need, {999, 2, true}), "1000 bytes needed, 999 free");
-  EXPECT_EQ(space_shortfall(need, {0, 0, true}), "1000 bytes needed, 0 free; 2 inodes needed, 0 free");
-  EXPECT_EQ(space_shortfall(need, {5000, 1, true}), "2 inodes needed, 1 free");
-  EXPECT_EQ(space_shortfall(need, {5000, 0, false}), "") << "inodes not counted (f_files 0)";
+  EXPECT_TRUE(space_fits(need, {1000, 2, true}));
+  EXPECT_TRUE(space_fits(need, {1u << 30, 1000, true}));
+  EXPECT_EQ(space_fits(need, {999, 2, true}).error().what, "1000 bytes needed, 999 free");
+  EXPECT_EQ(space_fits(need, {0, 0, true}).error().what, "1000 bytes needed, 0 free; 2 inodes needed, 0 free");
+  EXPECT_EQ(space_fits(need, {5000, 1, true}).error().what, "2 inodes needed, 1 free");
+  EXPECT_TRUE(space_fits(need, {5000, 0, false})) << "inodes not counted (f_files 0)";
 }
 
 // The bound holds what the tool really writes at its worst: as many rows as the limits admit,
