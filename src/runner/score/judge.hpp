@@ -2,7 +2,7 @@
 // The verdict of a finished sandbox run: a pure function of what was observed (the watchdog's
 // outcome, the container's inspected state, whether cleanup was confirmed) and the limits. Only
 // numbers and the tool's own words reach a message. Unit-tested case by case
-// (tests/unit/runner/judge_test.cpp), including the verdicts no script can cause.
+// (tests/unit/runner/score/judge_test.cpp), including the verdicts no script can cause.
 #pragma once
 
 #include <optional>

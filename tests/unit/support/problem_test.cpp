@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The two error shapes (problem.hpp, failure.hpp): a result that holds a value or a problem in
-// words with its errno, never mistaking one for the other; and what the top of a run throws, a
-// failure with its verdict and line, or an interruption with the stop request's signal.
-
-#include <signal.h>
+// The support layer's error shape: a result that holds a value or a problem in words with its
+// errno, never mistaking one for the other. (What a run throws: failure_test.cpp.)
+#include "support/problem.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +9,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-
-#include "support/failure.hpp"
-#include "support/problem.hpp"
 
 namespace plb {
 namespace {
@@ -51,30 +46,6 @@ TEST(Problem, ValueOfAnErrorThrowsItsWords) {
   }
   const result<void> done;
   EXPECT_TRUE(done);
-}
-
-TEST(Failure, FailThrowsTheVerdictAndTheLine) {
-  try {
-    fail(sandbox::verdict::host_refused, "the daemon does not answer");
-    FAIL() << "fail() returned";
-  } catch (const failure& f) {
-    EXPECT_EQ(f.verdict(), sandbox::verdict::host_refused);
-    EXPECT_STREQ(f.what(), "the daemon does not answer");
-  }
-  const failure f(sandbox::verdict::usage_error, "--seconds 0: outside the allowed bounds");
-  const std::runtime_error& as_runtime = f;  // a catch of std::exception sees the line too
-  EXPECT_STREQ(as_runtime.what(), "--seconds 0: outside the allowed bounds");
-}
-
-TEST(Interrupted, CarriesTheStopRequestsSignalAndIsNoFailure) {
-  try {
-    throw interrupted(SIGTERM);
-  } catch (const failure&) {
-    FAIL() << "an interruption is not a failure: it has no verdict of its own";
-  } catch (const interrupted& i) {
-    EXPECT_EQ(i.signal, SIGTERM);
-    EXPECT_STREQ(i.what(), "stopped on request");
-  }
 }
 
 }  // namespace

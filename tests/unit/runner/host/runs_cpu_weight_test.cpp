@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../temp_dir.hpp"
+#include "../../temp_dir.hpp"
 
 namespace plb::runner {
 namespace {

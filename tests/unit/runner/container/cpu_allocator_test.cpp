@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "../../harness/forked_child.hpp"
-#include "../temp_dir.hpp"
+#include "../../../harness/forked_child.hpp"
+#include "../../temp_dir.hpp"
 #include "runner/container/cpu_allocator.hpp"
 
 namespace plb::runner {

@@ -15,8 +15,8 @@
 #include <string>
 #include <thread>
 
-#include "../../harness/forked_child.hpp"
-#include "../temp_dir.hpp"
+#include "../../../harness/forked_child.hpp"
+#include "../../temp_dir.hpp"
 #include "runner/container/engine_gate.hpp"
 #include "support/failure.hpp"
 

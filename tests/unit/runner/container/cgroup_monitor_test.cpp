@@ -10,7 +10,7 @@
 #include <fstream>
 #include <map>
 
-#include "../temp_dir.hpp"
+#include "../../temp_dir.hpp"
 
 namespace plb::runner {
 namespace {

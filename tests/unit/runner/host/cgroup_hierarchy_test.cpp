@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../temp_dir.hpp"
+#include "../../temp_dir.hpp"
 
 namespace plb::runner {
 namespace {
