@@ -11,6 +11,7 @@
 
 #include "support/dir_files.hpp"
 #include "support/failure.hpp"
+#include "support/private_dir.hpp"
 
 namespace plb::batch {
 
@@ -18,13 +19,9 @@ output_dir open_output_dir(const std::string& dir, bool lock, const host_key& ke
   const auto refuse = [&](const std::string& why) {
     fail(sandbox::verdict::usage_error, "--output-dir " + dir + ": " + why);
   };
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) refuse(std::strerror(errno));
-  output_dir out{
-      dir, unique_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)), {}, ::geteuid(), key};
-  if (!out.fd)
-    refuse(errno == ENOTDIR || errno == ELOOP ? "not a directory (symlinks are refused)" : std::strerror(errno));
-  // The descriptor's own inode is checked: what the path names later does not matter.
-  if (const auto checked = check_private_dir(out.fd.get(), dir, out.owner); !checked) refuse(checked.error().what);
+  auto fd = open_private_dir(dir);  // the rule every directory the tool creates keeps
+  if (!fd) refuse(fd.error().what);
+  output_dir out{dir, std::move(*fd), {}, ::geteuid(), key};
   if (!lock) return out;
   out.lock.reset(::openat(out.fd.get(), ".plb-batch.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!out.lock) refuse(std::string("cannot create its lock file: ") + std::strerror(errno));

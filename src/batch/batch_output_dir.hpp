@@ -20,7 +20,8 @@ struct output_dir {
   host_key key;
 };
 
-// The output directory, created 0700 if missing, opened with O_NOFOLLOW (a symlink is refused),
+// The output directory (support/private_dir.hpp's open_private_dir: the rule every directory the
+// tool creates keeps), created 0700 if missing, opened with O_NOFOLLOW (a symlink is refused),
 // and refused unless it is a real directory owned by this user and not writable by group or others:
 // anyone else who can write to it could plant a line's results. With `lock`, locked for one batch
 // at a time. Throws failure(usage_error) naming the directory, with the fix, before anything runs.

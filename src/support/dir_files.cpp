@@ -151,23 +151,29 @@ void file_replacement::commit() {
   fd_.reset();
 }
 
+std::string why_not_private(const struct stat& st, uid_t owner) {
+  if (st.st_uid != owner)
+    return "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " + std::to_string(owner) + ")";
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return std::string("writable by group or others (mode ") + mode + ")";
+  }
+  return {};
+}
+
 result<void> check_private_dir(int fd, const std::string& path, uid_t owner) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return errno_problem(errno);
   if (!S_ISDIR(st.st_mode)) return problem::says("not a directory");
+  const std::string why = why_not_private(st, owner);
+  if (why.empty()) return {};
   const std::string fresh = "use a new directory (plb-sandbox creates it 0700)";
   if (st.st_uid != owner)
-    return problem::says("owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
-                         std::to_string(owner) + "): its owner could plant results there; " + fresh +
-                         ", or check its files and chown " + std::to_string(owner) + " " + path);
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return problem::says(std::string("writable by group or others (mode ") + mode +
-                         "): anyone who can write there could plant results; " + fresh +
-                         ", or check its files and chmod go-w " + path);
-  }
-  return {};
+    return problem::says(why + ": its owner could plant results there; " + fresh + ", or check its files and chown " +
+                         std::to_string(owner) + " " + path);
+  return problem::says(why + ": anyone who can write there could plant results; " + fresh +
+                       ", or check its files and chmod go-w " + path);
 }
 
 result<unique_fd> open_private_subdir(int dir_fd, const std::string& dir, const std::string& name) {

@@ -6,6 +6,7 @@
 // directory or a file of another user is described, never opened.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -70,6 +71,12 @@ class file_replacement {
 // The directory `name` under `dir_fd`, created 0700 if missing, opened O_NOFOLLOW and checked by
 // check_private_dir; otherwise the problem, which names `dir`/`name` (the caller names the field).
 result<unique_fd> open_private_subdir(int dir_fd, const std::string& dir, const std::string& name);
+
+// Why a directory with the status `st` is not the tool's to trust ("owned by uid 1000, not by this
+// user (uid 0)", "writable by group or others (mode 0777)"), or "" when it is: owned by `owner`,
+// not writable by group or others. The one rule for every directory whose contents the tool trusts
+// or which it creates a directory in (private_dir.hpp).
+std::string why_not_private(const struct stat& st, uid_t owner);
 
 // Nothing when the directory open as `fd` is the tool's to trust: a real directory, owned by
 // `owner`, not writable by group or others. Otherwise why not, with the fix (`path` in its words).

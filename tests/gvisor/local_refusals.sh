@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # local_refusals.sh TOOL EXAMPLES_DIR: a request that its own files refuse spends nothing on the host
 # (issue 33 item 6). A missing model, a wrong digest, a script over its limit, a missing data file and
-# an output directory that does not exist are each refused by the cheap local checks (`check_local_inputs`) before the reaper is
+# an output directory that may not be created (a chain of missing ones, issue 44) are each refused by the cheap local checks (`check_local_inputs`) before the reaper is
 # forked, a CPU is leased or the docker client is started. Traced with strace: the tool must create no
 # process (no fork, vfork or clone without CLONE_THREAD) and exec nothing but itself, and it must
 # leave no run directory. A batch of such lines starts no docker client either. Before PASS, the
@@ -40,7 +40,7 @@ cases=(
   "wrong digest|--model $work/other.py --model-sha256 $sha --data $examples/input.csv --output $work/out.csv"
   "script over its limit|--model $work/big.py --model-sha256 $big_sha --data $examples/input.csv --output $work/out.csv"
   "missing data|--model $model --model-sha256 $sha --data $work/absent.csv --output $work/out.csv"
-  "missing output directory|--model $model --model-sha256 $sha --data $examples/input.csv --output $work/absent/out.csv"
+  "missing output directories|--model $model --model-sha256 $sha --data $examples/input.csv --output $work/absent/deeper/out.csv"
 )
 i=0
 for c in "${cases[@]}"; do

@@ -331,7 +331,7 @@ TEST_F(Hardening, AnUnpublishableOutputIsRefusedBeforeAnythingRuns) {
   const auto script = write("model.py", "print('{\"predictions\": [1.0]}')\n");
   const auto data = write("data.csv", "a\n1\n");
   const std::string long_name = std::string(250, 'p') + ".csv";  // fits, but not with ".sandbox.json"
-  for (const std::string& output : {path(long_name), path("missing/out.csv"), std::string("/proc/out.csv")}) {
+  for (const std::string& output : {path(long_name), path("missing/deeper/out.csv"), std::string("/proc/out.csv")}) {
     const auto before = std::chrono::system_clock::now();
     const auto r = run(score_args(script, data, {"a"}, output));
     EXPECT_EQ(r.exit_code, sandbox::exit_code(verdict::usage_error)) << output << ": " << r.err;

@@ -62,7 +62,9 @@ void add_score_flags(CLI::App& c, score_flags& f) {
                                   "wall-time limit in seconds (" + bounds_text(limit_field::wall_seconds) + ")");
   f.memory_option = c.add_option("--memory-mb", f.memory_mb,
                                  "memory limit in MiB, swap disabled (" + bounds_text(limit_field::memory_mib) + ")");
-  c.add_option("--output", f.output, "the predictions CSV to create; provenance goes to <output>.sandbox.json")
+  c.add_option("--output", f.output,
+               "the predictions CSV to create; provenance goes to <output>.sandbox.json; a missing directory "
+               "is created 0700 (one level, in a directory of your own)")
       ->required();
   c.add_option("--id-column", f.id_column, "a CSV column copied verbatim into the output instead of row numbers");
 }

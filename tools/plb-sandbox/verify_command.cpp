@@ -20,9 +20,9 @@ class verify_command final : public command {
   void add_flags(CLI::App& v) override {
     options_.names = cli_field_names();
     v.add_option("PROVENANCE", options_.provenance_path, "the run's <predictions>.sandbox.json")->required();
-    v.add_option(
-        "--output", options_.output,
-        "where the re-run's predictions go (must not exist; default: <name>.verify-N.csv beside the original)");
+    v.add_option("--output", options_.output,
+                 "where the re-run's predictions go (must not exist; a missing directory is created 0700, as "
+                 "sandbox-score's; default: <name>.verify-N.csv beside the original)");
     v.add_option("--model", options_.model_path, "the script, where it is not at the recorded path");
     v.add_option("--data", options_.data_path, "the data, where it is not at the recorded path");
     v.add_flag("--allow-changed-runtime", options_.allow_changed_runtime,

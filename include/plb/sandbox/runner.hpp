@@ -40,7 +40,8 @@ struct scoring_request {
   std::vector<std::string> features;
   std::string id_column;  // empty: rows are numbered from 0
   task_type task = task_type::regression;
-  std::string output_path;  // must not exist; the provenance goes to output_path + ".sandbox.json"
+  std::string output_path;  // must not exist; the provenance goes to output_path + ".sandbox.json";
+                            // a missing directory is created 0700 with them (README, "Quick start")
   SandboxLimits limits;     // each field within its bounds (limits.hpp: validate)
 };
 

@@ -9,9 +9,11 @@
 #include "runner/container/run_directory.hpp"
 #include "runner/engine/call_budget.hpp"
 #include "runner/engine/engine_transport.hpp"
+#include "runner/score/output_dir.hpp"
 #include "runner/score/score.hpp"
 #include "runner/score/snapshot.hpp"
 #include "support/failure.hpp"
+#include "support/private_dir.hpp"
 
 namespace plb::runner {
 
@@ -58,6 +60,8 @@ std::vector<std::string> explanation_lines(const explanation& e) {
           std::string(r.names.data) + " " + r.data + " (" + std::to_string(e.stdin_bytes) + " bytes of JSON on stdin)",
       "  as " + std::string(sandbox::name(r.task)) + ", writing " + r.output + " and " + r.provenance,
       "host (no container started):"};
+  if (const std::string dir = directory_of(r.output); existing_dir_of(r.output) != dir)
+    lines.insert(lines.end() - 1, "  in " + dir + ", created 0700 when the run succeeds");
   for (const auto& line : render_checks(e.checks)) lines.push_back("  " + line);
   lines.push_back("limits:");
   for (const auto& i : sandbox::limit_table)

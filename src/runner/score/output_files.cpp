@@ -14,16 +14,13 @@
 #include <cstring>
 #include <filesystem>
 
+#include "runner/score/output_dir.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
+#include "support/private_dir.hpp"
 
 namespace plb::runner {
 namespace {
-
-std::string parent_of(const std::string& path) {
-  const auto p = std::filesystem::path(path).parent_path();
-  return p.empty() ? "." : p.string();
-}
 
 // An unnamed file in the target's directory (O_TMPFILE): if the tool dies before publishing,
 // there is nothing to clean up.
@@ -56,9 +53,8 @@ void check_fresh_output(const std::string& path, const char* flag) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) refuse("already exists: choose a fresh path");
   if (errno != ENOENT) refuse(std::strerror(errno));
-  const std::string dir = parent_of(path);
-  if (::stat(dir.c_str(), &st) != 0) refuse("directory " + dir + ": " + std::strerror(errno));
-  if (!S_ISDIR(st.st_mode)) refuse(dir + " is not a directory");
+  // The directory, or where a missing one would be created: the same file system either way.
+  const std::string dir = check_output_dir(path, flag);
   struct statvfs fs {};
   const std::string name = std::filesystem::path(path).filename().string();
   if (name.empty() || name == "." || name == "..") refuse("names a directory, not a file");
@@ -115,7 +111,7 @@ result<void> space_fits(const output_space& needed, const output_space& free) {
 
 void check_output_space(const std::string& output, std::uint64_t input_values, const std::vector<std::string>& features,
                         const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes) {
-  const std::string dir = parent_of(output);
+  const std::string dir = existing_dir_of(output);
   struct statvfs fs {};
   if (::statvfs(dir.c_str(), &fs) != 0)
     fail(sandbox::verdict::usage_error, "output directory " + dir + ": " + std::strerror(errno));
@@ -163,26 +159,35 @@ std::string render_predictions_csv(const sandbox::feature_table& table, const st
   return out;
 }
 
-void publish_outputs(const std::string& predictions_path, const std::string& predictions_csv,
+bool publish_outputs(const std::string& predictions_path, const std::string& predictions_csv,
                      const std::string& provenance_path, const std::string& provenance_json) {
-  const unique_fd a = create_unnamed(parent_of(predictions_path), predictions_csv);
-  const unique_fd b = create_unnamed(parent_of(provenance_path), provenance_json);
-  const auto first = link_as(a, predictions_path);
-  if (!first) fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + first.error().what);
-  const auto second = link_as(b, provenance_path);
-  if (!second) {
-    ::unlink(predictions_path.c_str());  // ours: linked a moment ago, never both or neither broken
-    fail(sandbox::verdict::internal_error, "cannot publish " + provenance_path + ": " + second.error().what);
+  const bool made_dir = make_output_dir(predictions_path);  // the provenance's directory is the same
+  try {
+    const unique_fd a = create_unnamed(directory_of(predictions_path), predictions_csv);
+    const unique_fd b = create_unnamed(directory_of(provenance_path), provenance_json);
+    const auto first = link_as(a, predictions_path);
+    if (!first) fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + first.error().what);
+    const auto second = link_as(b, provenance_path);
+    if (!second) {
+      ::unlink(predictions_path.c_str());  // ours: linked a moment ago, never both or neither broken
+      fail(sandbox::verdict::internal_error, "cannot publish " + provenance_path + ": " + second.error().what);
+    }
+  } catch (...) {
+    if (made_dir) remove_output_dir(predictions_path);  // nothing was published in it
+    throw;
   }
+  return made_dir;
 }
 
 }  // namespace plb::runner
 
 namespace plb::runner {
 
-void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path) noexcept {
+void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path,
+                       bool made_dir) noexcept {
   ::unlink(provenance_path.c_str());
   ::unlink(predictions_path.c_str());
+  if (made_dir) remove_output_dir(predictions_path);
 }
 
 }  // namespace plb::runner

@@ -14,8 +14,9 @@
 namespace plb::runner {
 
 // Throws failure(usage_error) naming the flag unless the file could be published there: the path
-// does not exist (lstat says ENOENT, nothing else), its directory exists and takes new files, and
-// its name fits the file system. Checked before anything runs, so a run is never wasted.
+// does not exist (lstat says ENOENT, nothing else), its directory exists and takes new files or may
+// be created at publishing (output_dir.hpp), and its name fits the file system. Checked before
+// anything runs, so a run is never wasted; it creates nothing.
 void check_fresh_output(const std::string& path, const char* flag);
 
 std::string provenance_path_for(const std::string& output);
@@ -53,11 +54,13 @@ void append_csv_field(std::string& out, const std::string& s);
 // their shortest round-trip form.
 std::string render_predictions_csv(const sandbox::feature_table& table, const std::vector<double>& predictions);
 
-// Publishes both or neither. Throws failure(internal_error) if it cannot.
-void publish_outputs(const std::string& predictions_path, const std::string& predictions_csv,
+// Publishes both or neither, first creating their directory if it is missing (make_output_dir);
+// true if it did. Throws failure(internal_error) if it cannot, leaving no directory it created.
+bool publish_outputs(const std::string& predictions_path, const std::string& predictions_csv,
                      const std::string& provenance_path, const std::string& provenance_json);
 
-// Takes back what publish_outputs just linked (a stop request arrived while publishing).
-void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path) noexcept;
+// Takes back what publish_outputs just linked (a stop request arrived while publishing), and the
+// directory it made (`made_dir`, publish_outputs' answer).
+void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path, bool made_dir) noexcept;
 
 }  // namespace plb::runner

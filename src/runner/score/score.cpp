@@ -174,9 +174,10 @@ void deliver(const score_request& request, std::vector<double> predictions, cons
     report.provenance = std::move(rec);
     return;
   }
-  publish_outputs(request.output, csv_text, request.provenance, sealed_provenance(rec, key.value()));
-  if (cancel.signal()) {  // arrived while publishing: nothing stays published
-    unpublish_outputs(request.output, request.provenance);
+  const bool made_dir =
+      publish_outputs(request.output, csv_text, request.provenance, sealed_provenance(rec, key.value()));
+  if (cancel.signal()) {  // arrived while publishing: nothing stays published, not even the directory
+    unpublish_outputs(request.output, request.provenance, made_dir);
     cancel.check();
   }
   report.predictions_path = request.output;
