@@ -133,9 +133,14 @@ if(TARGET plb-sandbox)
     COMMAND bash ${gvisor}/slow_daemon.sh $<TARGET_FILE:plb-sandbox>)
 
   # Batch scoring on this host: one ctest case per property, each in its own scratch directory
-  # under /var/lib/plb-sandbox-tests.
+  # under /var/lib/plb-sandbox-tests. SERIAL: interrupt, which waits for two of its lines running
+  # at once (a CPU lease each: both of this host's CPUs).
   foreach(case verdicts conflict bad_manifest interrupt progress forged)
-    plb_gvisor_test(NAME gvisor.batch.local.${case} LABELS batch
+    set(apart)
+    if(case STREQUAL interrupt)
+      set(apart SERIAL)
+    endif()
+    plb_gvisor_test(NAME gvisor.batch.local.${case} LABELS batch ${apart}
       COMMAND bash ${gvisor}/batch_local.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
   endforeach()
   # verify (verify.hpp): each outcome of a re-run, each mismatch refused before anything runs.
