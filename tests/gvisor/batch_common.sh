@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-# Sourced by the batch tests: the tool, the image, a scratch directory on storage a Slurm task
+# Sourced by the batch tests (after prelude.sh): the tool, a scratch directory on storage a Slurm task
 # could share (never /tmp: the Slurm engine refuses local-only directories), and checks.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 case_name=$2
 examples=$3
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 install -d -m 0700 /var/lib/plb-sandbox-tests
 work=$(mktemp -d -p /var/lib/plb-sandbox-tests batch.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -13,19 +12,13 @@ manifest=$examples/batch/manifest.jsonl
 defaults=(--runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b
   --id-column sample_id --task-type regression)
 
-fail() { echo "FAIL ($case_name): $*"; exit 1; }
 # "id,verdict,predictions_sha256" per line: what must agree between runs and engines.
 verdicts() { cut -d, -f1,3 "$1/batch-summary.csv" | tail -n +2 | tr '\n' ' '; }
 digests() { awk -F, 'NR > 1 {print $1 "," $3 "," $NF}' "$1/batch-summary.csv"; }
 expect_verdicts() {  # DIR "id,verdict id,verdict ..."
   [ "$(verdicts "$1")" = "$2 " ] || fail "verdicts: $(verdicts "$1"), expected $2"
 }
-no_containers_left() {
-  local left
-  left=$(/usr/bin/docker ps -aq --filter name=plb-sandbox- | wc -l)
-  [ "$left" = 0 ] || fail "$left plb-sandbox container(s) left"
-  [ -z "$(ls -A /var/lib/plb-sandbox/runs)" ] || fail "run directories left: $(ls /var/lib/plb-sandbox/runs)"
-}
+no_containers_left() { expect_nothing_left; }  # prelude.sh: scoped to tools that have exited
 readonly example_verdicts="team-sum,success team-mean,success team-crash,script_failed team-wrong-rows,output_rejected"
 # Four scripts that each sleep SECONDS, in WORK/slow/manifest.jsonl.
 slow_manifest() {

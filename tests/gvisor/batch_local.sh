@@ -60,9 +60,8 @@ interrupt)
   out=$work/out
   "$tool" batch --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" --jobs 2 > /dev/null 2> "$work/err" &
   pid=$!
-  until=$((SECONDS + 120))
-  while [ "$SECONDS" -lt "$until" ] && [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -lt 2 ]; do sleep 0.1; done
-  [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -ge 2 ] || fail "two sandboxes never ran at once"
+  two_running() { [ "$(sandboxes_of $pid --filter status=running | wc -l)" -ge 2 ]; }
+  wait_until 120 two_running || fail "two sandboxes never ran at once"
   kill -INT $pid
   rc=0; wait $pid || rc=$?
   [ $rc = 130 ] || fail "exit $rc, expected 130 (SIGINT)"

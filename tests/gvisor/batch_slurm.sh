@@ -47,9 +47,9 @@ interrupt)
   out=$work/out
   "$tool" batch --engine slurm --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1 &
   pid=$!
-  until=$((SECONDS + 120))
-  while [ "$SECONDS" -lt "$until" ] && [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -lt 1 ]; do sleep 0.1; done
-  [ "$(/usr/bin/docker ps -q --filter name=plb-sandbox- | wc -l)" -ge 1 ] || fail "no sandbox ever ran"
+  # Any running sandbox is this batch's: the case runs alone (RUN_SERIAL, gvisor_tests.cmake).
+  one_running() { [ -n "$(/usr/bin/docker ps -q --filter label=plb-sandbox.run)" ]; }
+  wait_until 120 one_running || fail "no sandbox ever ran"
   kill -INT $pid
   rc=0; wait $pid || rc=$?
   [ $rc = 130 ] || fail "exit $rc, expected 130"
@@ -72,9 +72,8 @@ cancel|node_lost)
   out=$work/out
   "$tool" batch --engine slurm --no-wait --manifest "$work/spin/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1
   array=$(cat "$out/slurm/job-id")
-  until=$((SECONDS + 120))
-  while [ "$SECONDS" -lt "$until" ]; do [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 2 ] && break; sleep 0.1; done
-  [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 2 ] || fail "the two sandboxes did not start: $(tool_containers)"
+  two_running() { [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 2 ]; }
+  wait_until 120 two_running || fail "the two sandboxes did not start: $(tool_containers)"
   if [ "$case_name" = cancel ]; then
     scancel --full --signal=KILL "$array"
   else
@@ -104,12 +103,8 @@ workers_lost)
   "$tool" batch --engine slurm --workers 1 --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" \
     > "$work/stdout" 2> "$work/err" &
   pid=$!
-  until=$((SECONDS + 120)) held=0
-  while [ "$SECONDS" -lt "$until" ]; do
-    [ -n "$(ls "$out/queue/claims" 2>/dev/null)" ] && [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 1 ] && { held=1; break; }
-    sleep 0.1
-  done
-  [ $held = 1 ] || fail "the worker never ran a line with its claim held"
+  line_held() { [ -n "$(ls "$out/queue/claims" 2>/dev/null)" ] && [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 1 ]; }
+  wait_until 120 line_held || fail "the worker never ran a line with its claim held"
   first=$(cat "$out/slurm/job-id")
   job=$(squeue -h -j "$first" -t R -o %A | head -n1)
   [ -n "$job" ] || fail "the worker is not running"

@@ -83,12 +83,11 @@ node_killed)
     > "$work/stdout" 2> "$work/err" &
   pid=$!
   job=""
-  until=$((SECONDS + 120))
-  while [ "$SECONDS" -lt "$until" ]; do
+  both_lines_run() {
     job=$(squeue -h -r -n plb-sandbox-batch -w n2 -t R -o %A 2>/dev/null | head -n1)
-    [ -n "$job" ] && grep -lqs 'node=n2' "$out"/queue/claims/* && [ "$(tool_containers | wc -l)" -ge 2 ] && break
-    sleep 0.1
-  done
+    [ -n "$job" ] && grep -lqs 'node=n2' "$out"/queue/claims/* && [ "$(tool_containers | wc -l)" -ge 2 ]
+  }
+  wait_until 120 both_lines_run || true
   [ "$(tool_containers | wc -l)" -ge 2 ] || fail "the two workers never ran a line each at once"
   grep -lqs 'node=n2' "$out"/queue/claims/* || fail "n2 never held a line"
   cg=$(slurm_job_cgroup "$job" n2)
@@ -116,9 +115,8 @@ submitter_killed)
   out=$work/out
   "$tool" batch --engine slurm --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1 &
   pid=$!
-  until=$((SECONDS + 120))
-  while [ "$SECONDS" -lt "$until" ] && [ -z "$(ls "$out/queue/claims" 2>/dev/null)" ]; do sleep 0.1; done
-  [ -n "$(ls "$out/queue/claims" 2>/dev/null)" ] || fail "no worker ever claimed a line"
+  claimed() { [ -n "$(ls "$out/queue/claims" 2>/dev/null)" ]; }
+  wait_until 120 claimed || fail "no worker ever claimed a line"
   kill -0 $pid 2>/dev/null || fail "the submitter finished before it could be killed"
   kill -KILL $pid
   wait $pid 2>/dev/null || true

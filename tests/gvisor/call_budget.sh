@@ -11,13 +11,11 @@
 #   batch: a batch of three lines at --jobs 1: the preflight's rows once, every other row per line.
 # Before PASS, the counter itself must fail on the same trace with one planted extra tool request
 # and one planted extra exec: a counter that cannot fail proves nothing.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 case_name=$2
 examples=$(cd "$3" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
-fail() { echo "FAIL ($case_name): $*"; exit 1; }
 command -v strace >/dev/null || fail "strace is not installed (ci/host/setup-host installs it)"
 install -d -m 0700 /var/lib/plb-sandbox-tests
 work=$(mktemp -d -p /var/lib/plb-sandbox-tests budget.XXXXXX)

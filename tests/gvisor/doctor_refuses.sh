@@ -7,10 +7,9 @@
 #                     gVisor proof (guest kernel == host kernel) can catch it
 #   old-release       a wrapper that reports gVisor 20221219
 #   ptrace-platform   the real runsc with --platform=ptrace
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 case_name=$2
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 conf=/etc/docker/daemon.json
 # The operator's file as found: its bytes and its mode and owner, checked after the restore
 # against these (not against the backup, which a broken copy would match just as well).

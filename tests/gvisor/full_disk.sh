@@ -5,10 +5,9 @@
 # inodes needed and free, and the fix named): no container is created and nothing is written
 # there. The same run with room succeeds. Each file system is a real tmpfs, unmounted on every
 # way out.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 examples=$2
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 work=$(mktemp -d)
 mounts=()
 on_exit() {
@@ -28,26 +27,23 @@ tmpfs() {  # tmpfs NAME OPTIONS: a fresh tmpfs at $work/NAME
   mounts+=("$work/$1")
 }
 model=$examples/model.py
-score() {  # score OUTPUT
-  "$tool" sandbox-score --model "$model" --model-sha256 "$(sha256sum "$model" | cut -d' ' -f1)" \
-    --runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b \
-    --task-type regression --output "$1"
-}
-created_since() {  # the tool's containers the daemon created since $1 (a Unix time)
-  docker events --since "$1" --until "$(date +%s)" --filter type=container --filter event=create \
-    --filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}}'
-}
+score_args=(sandbox-score --model "$model" --model-sha256 "$(sha256sum "$model" | cut -d' ' -f1)"
+  --runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b --task-type regression)
+score() { "$tool" "${score_args[@]}" --output "$1"; }  # score OUTPUT
 expect_refused() {  # expect_refused WHAT DIR PATTERN
   local out rc since before
   since=$(date +%s)
   before=$(ls -A "$2")
-  set +e; out=$(score "$2/out.csv" 2>&1); rc=$?; set -e
+  "$tool" "${score_args[@]}" --output "$2/out.csv" >"$work/said" 2>&1 &  # its PID is the tool's
+  local pid=$!
+  rc=0; wait $pid || rc=$?
+  out=$(cat "$work/said")
   [ "$rc" -eq 2 ] || { echo "FAIL ($1): sandbox-score exited $rc, expected 2: $out"; exit 1; }
   for p in "output directory $2" "$3" "free space there"; do
     grep -qF "$p" <<<"$out" || { echo "FAIL ($1): sandbox-score did not say: $p; said: $out"; exit 1; }
   done
   [ "$(ls -A "$2")" = "$before" ] || { echo "FAIL ($1): something was written in $2: $(ls -A "$2")"; exit 1; }
-  local made; made=$(created_since "$since")
+  local made; made=$(created_since "$since" $pid)
   [ -z "$made" ] || { echo "FAIL ($1): a container was created: $made"; exit 1; }
   echo "refused ($1): $out"
 }

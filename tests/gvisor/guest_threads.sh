@@ -11,12 +11,11 @@
 # - Real libraries asking for more than they were given never hang: torch with set_num_threads(64)
 #   and a scikit-learn forest with n_jobs=-1 (on the ML image) succeed or get script_failed, within
 #   their wall time.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 examples=$2
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 ml_image=${PLB_SANDBOX_ML_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image-ml.id 2>/dev/null || true)}
-fail() { echo "FAIL (guest_threads): $*"; exit 1; }
+case_name=guest_threads
 [ -n "$ml_image" ] || fail "no ML image: run ci/host/setup-host --ml-image (or set PLB_SANDBOX_ML_IMAGE)"
 [ "$(nproc)" -ge 2 ] || fail "needs a host with more CPUs than the run's one to show the guest sees its own"
 work=$(mktemp -d)
@@ -109,6 +108,5 @@ for name in torch64 forest; do
   esac
 done
 [ "$(verdict forest)" = success ] || fail "a forest with n_jobs=-1 on one CPU: $(tail -3 "$work/forest.err")"
-left=$(/usr/bin/docker ps -aq --filter name=plb-sandbox- | wc -l)
-[ "$left" = 0 ] || fail "$left container(s) left"
+expect_nothing_left
 echo "PASS: the guest sees its cpuset's CPUs; past its process limit a thread fails clearly; torch at 64 threads: $(verdict torch64); forest n_jobs=-1: success"

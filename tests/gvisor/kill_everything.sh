@@ -28,13 +28,12 @@
 #               resumed at the end and must report runtime_failed, never a verdict against the script
 #   warden      as streaming, and the warden SIGKILLed at the same instant (issue 33 item 4): its
 #               supervisor restarts it, and the new warden removes the sandbox by its deadline
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 stage=$2
 examples=$3
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 readonly wall=4 start=30 grace=10 margin=15
-fail() { echo "FAIL ($stage): $*"; exit 1; }
+case_name=$stage
 here=$(dirname "${BASH_SOURCE[0]}")
 source "$here/cgroup_kill.sh"
 source "$here/test_holds.sh"
@@ -68,11 +67,7 @@ run_name() {
   done < "$cg/cgroup.procs"
 }
 # Waits (50 ms steps, at most 120 s) until CONDITION (a shell function) holds.
-wait_for() {
-  local until=$((SECONDS + 120))
-  while [ "$SECONDS" -lt "$until" ]; do "$1" && return 0; sleep 0.05; done
-  fail "timed out waiting for: $1"
-}
+wait_for() { wait_until 120 "$1" || fail "timed out waiting for: $1"; }
 
 [ -z "$(containers)" ] || fail "containers of the tool exist before the test: $(containers)"
 case "$stage" in

@@ -7,15 +7,13 @@
 # the wall time's end by the daemon's StartedAt: the watchdog's deadline comes first, and the 5 s
 # the tool then grants a late client have 3.5 s left. The tool must ask the daemon, find the
 # container exited in time, kill nothing, and record success with the script's own 2 s. The build
-# before this judged it `timeout`. Under the shared docker lock, like every test that starts containers.
-set -euo pipefail
+# before this judged it `timeout`. It runs alone (RUN_SERIAL, gvisor_tests.cmake): it times the run.
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 dir=$(mktemp -d)
 client=
 # Whatever happens, the client is never left stopped, and the run is waited for.
 trap '[ -z "$client" ] || kill -CONT "$client" 2>/dev/null || true; [ -z "${run:-}" ] || wait "$run" 2>/dev/null || true; rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\ntime.sleep(2)\nprint(json.dumps({"predictions": [r[0] for r in rows]}))\n' > "$dir/model.py"
 printf 'a\n1\n2\n' > "$dir/data.csv"
 args=(--model "$dir/model.py" --model-sha256 "$(sha256sum "$dir/model.py" | cut -d' ' -f1)" --runtime-image "$image"
@@ -25,12 +23,9 @@ args=(--model "$dir/model.py" --model-sha256 "$(sha256sum "$dir/model.py" | cut 
 "$tool" sandbox-score "${args[@]}" --output "$dir/out.csv" --json > "$dir/summary.json" 2> "$dir/err" &
 run=$!
 api() { curl -sf --unix-socket /var/run/docker.sock "http://docker/v1.41$1"; }
-labelled() {  # STATUS: how many of the tool's containers are in that state
-  api "/containers/json?all=1&filters=%7B%22label%22%3A%5B%22plb-sandbox.run%22%5D%2C%22status%22%3A%5B%22$1%22%5D%7D" | jq length
-}
-until=$((SECONDS + 120))
-while [ "$SECONDS" -lt "$until" ] && [ "$(labelled running)" != 1 ]; do sleep 0.05; done
-[ "$(labelled running)" = 1 ] || fail "the run's container was never seen running"
+labelled() { sandboxes_of "$run" --filter "status=$1" | wc -l; }  # STATUS: how many of the run's are in it
+one_running() { [ "$(labelled running)" = 1 ]; }
+wait_until 120 one_running || fail "the run's container was never seen running"
 client=$(ps -o pid=,comm= --ppid "$run" | awk '$2 == "docker" {print $1}')
 [ -n "$client" ] || fail "no docker client under the tool (pid $run)"
 kill -STOP "$client" || fail "the client had exited before it could be stopped"
@@ -39,7 +34,7 @@ stopped_at=$SECONDS
 while [ $((SECONDS - stopped_at)) -lt 10 ] && [ "$(labelled exited)" != 1 ]; do sleep 0.1; done
 [ "$(labelled exited)" = 1 ] || fail "the container did not exit within 10 s of its client's stop"
 # ...and the client stays stopped until 1.5 s past the wall time's end, by the daemon's start.
-id=$(api "/containers/json?all=1&filters=%7B%22label%22%3A%5B%22plb-sandbox.run%22%5D%7D" | jq -r '.[0].Id')
+id=$(sandboxes_of "$run" | head -n1)
 started=$(date -d "$(api "/containers/$id/json" | jq -r .State.StartedAt)" +%s.%N)
 resume_at=$(echo "$started + 4 + 1.5" | bc)
 while [ "$(echo "$(date +%s.%N) < $resume_at" | bc)" = 1 ]; do sleep 0.05; done

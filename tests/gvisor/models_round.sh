@@ -7,11 +7,11 @@
 # Every real submission is `success` with predictions bit-identical to the trusted run's; the two
 # that fail as real ones do (a missing module, a shape mismatch) are script_failed; the round's
 # report shows every line; no container or run directory is left.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 src=$2
 round=$3
-fail() { echo "FAIL (models_round): $*"; exit 1; }
+case_name=models_round
 image=${PLB_SANDBOX_ML_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image-ml.id 2>/dev/null || true)}
 [ -n "$image" ] || fail "no ML image: run ci/host/setup-host --ml-image (or set PLB_SANDBOX_ML_IMAGE)"
 install -d -m 0700 /var/lib/plb-sandbox-tests
@@ -36,7 +36,7 @@ grep -q "X has 30 features" "$round/expected/shape-mismatch.stderr" || fail "tru
 for id in forest gboost logreg regression torch-mlp torchscript missing-module shape-mismatch; do
   grep -q "$id" "$out/batch-report.html" || fail "the report does not show $id"
 done
-left=$(/usr/bin/docker ps -aq --filter name=plb-sandbox- --filter name=plb-models- | wc -l)
-[ "$left" = 0 ] || fail "$left container(s) left"
-[ -z "$(ls -A /var/lib/plb-sandbox/runs)" ] || fail "run directories left: $(ls /var/lib/plb-sandbox/runs)"
+left=$(/usr/bin/docker ps -aq --filter name=plb-models- | wc -l)
+[ "$left" = 0 ] || fail "$left trusted-run container(s) left"
+expect_nothing_left
 echo "PASS: the real round: every model succeeds, bit-identical to its trusted run; the failing ones are script_failed"

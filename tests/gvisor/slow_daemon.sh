@@ -4,11 +4,10 @@
 # container seen running through the API first, so the freeze never falls on the preflight), so
 # every ping of the watchdog times out, and the daemon answers again before the deadline after
 # which it counts as lost. The script's own end decides: success, not a retryable runtime_failed
-# (which would give the submission a second run). The freeze stops the host's whole dockerd: run
-# it under the shared docker lock, like every test that starts containers.
-set -euo pipefail
+# (which would give the submission a second run). The freeze stops the host's whole dockerd: it
+# runs alone (RUN_SERIAL, gvisor_tests.cmake).
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 dir=$(mktemp -d)
 dockerd=$(cat /var/run/docker.pid)
 # Whatever happens, dockerd is never left stopped.
@@ -27,9 +26,7 @@ running() {
     'http://docker/v1.41/containers/json?filters=%7B%22label%22%3A%5B%22plb-sandbox.run%22%5D%2C%22status%22%3A%5B%22running%22%5D%7D' |
     jq -e 'length == 1' >/dev/null
 }
-until=$((SECONDS + 120))
-while [ "$SECONDS" -lt "$until" ] && ! running; do sleep 0.05; done
-running || { echo "FAIL: the run's container was never seen running"; exit 1; }
+wait_until 120 running || fail "the run's container was never seen running"
 kill -STOP "$dockerd"
 sleep 5
 kill -CONT "$dockerd"

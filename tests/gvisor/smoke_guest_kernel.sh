@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Proves the host really runs gVisor: the kernel release a runsc container sees is gVisor's own,
 # not the host's (a runtime merely *named* runsc could point at runc).
-set -euo pipefail
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
-# Outside the tool's "plb-sandbox-" prefix: the batch tests count those as the tool's leftovers.
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
+# Outside the tool's "plb-sandbox-" prefix and without its labels: not a run of the tool's.
 name=gvisor-smoke-$$-$RANDOM
 trap 'docker rm -f "$name" >/dev/null 2>&1 || true' EXIT
 host=$(uname -r)

@@ -6,13 +6,11 @@
 # The slow start is made exactly: the tool stops itself as its engine gate opens (the test-only hold
 # point gate-opened, in the gate's relay thread before it relays anything), so the docker client's
 # create waits at the gate for as long as the tool is stopped; it is resumed past the allowance.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 examples=$2
 here=$(dirname "${BASH_SOURCE[0]}")
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 readonly allowance=30
-fail() { echo "FAIL: $*"; exit 1; }
 source "$here/test_holds.sh"
 work=$(mktemp -d)
 tool_pid=
@@ -37,6 +35,5 @@ tool_pid=
 grep -q "did not start within its $allowance s start allowance" "$work/stderr" || fail "stderr: $(cat "$work/stderr")"
 grep -q timeout "$work/stderr" && fail "a slow start was reported as a timeout: $(cat "$work/stderr")"
 [ ! -e "$work/out.csv" ] && [ ! -e "$work/out.csv.sandbox.json" ] || fail "a run that never started published outputs"
-left=$(/usr/bin/docker ps -aq --filter name=plb-sandbox- | wc -l)
-[ "$left" = 0 ] || fail "$left container(s) left"
+expect_nothing_left
 echo "PASS: a start past its ${allowance} s allowance is runtime_failed, and nothing is left"

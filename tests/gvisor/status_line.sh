@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # On a terminal, a run longer than a second shows one updating status line on stderr, and clears
 # it before the tool's own last line. Uses script(1) for the terminal.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\ntime.sleep(2.5)\nprint(json.dumps({"predictions": [r[0] for r in rows]}))\n' > "$dir/model.py"

@@ -3,10 +3,9 @@
 # unsafe_state_dirs.sh TOOL EXAMPLES_DIR: each state directory made writable by others (and the
 # cache replaced by a symlink) must make both sandbox-score and doctor refuse the host (exit 3)
 # with the directory and the fix named. Every mode and path is put back on every way out.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 examples=$2
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 dirs=(/var/lib/plb-sandbox /var/lib/plb-sandbox/runs /var/cache/plb-sandbox)
 "$tool" doctor >/dev/null 2>&1 || true   # creates any that is missing, with its mode
 declare -A modes

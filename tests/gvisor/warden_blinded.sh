@@ -11,13 +11,11 @@
 # the warden must remove the tool's container by its deadline + MARGIN, log no failed pass, and
 # the sweep and a real run's preflight (the same typed call) must read the same list. Every
 # container the test makes carries its own label and is removed on every way out.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 examples=$2
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 readonly many=${PLB_BLINDED_MANY:-600} margin=5 tag=plb-blinded-test
 readonly log=/var/log/plb-sandbox-warden.log
-fail() { echo "FAIL: $*"; exit 1; }
 api() { curl -sf --unix-socket /var/run/docker.sock "$@"; }
 work=$(mktemp -d)
 cleanup() {

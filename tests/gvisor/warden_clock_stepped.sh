@@ -7,12 +7,10 @@
 # removed by the warden within MARGIN of that (by the monotonic bound: first seen + label); by the
 # wall clock alone it would live an hour. The build's supervised warden is started again on every
 # way out.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 host_scripts=$2
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
 readonly margin=5 preload=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
-fail() { echo "FAIL: $*"; exit 1; }
 api() { curl -sf --unix-socket /var/run/docker.sock "$@"; }
 [ -f "$preload" ] || fail "no $preload: install the faketime package (ci/host/setup-host does)"
 work=$(mktemp -d)

@@ -7,11 +7,9 @@
 # show no container created at all (not merely none left), so a client that reached the daemon
 # before the refusal fails this test. The warden is resumed on every way out, and checked to
 # answer again before PASS.
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 examples=$2
-image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
-fail() { echo "FAIL: $*"; exit 1; }
 status=$("$tool" warden --status) || fail "no warden answers before the test: $status"
 pid=$(sed -n 's/^plb-sandbox-warden pid=\([0-9]*\) .*/\1/p' <<<"$status")
 [ -n "$pid" ] || fail "no PID in: $status"

@@ -10,11 +10,10 @@
 #   5. a warden started without a supervisor is refused by doctor, with the fix.
 # (gvisor.deadline.kill_everything_at_warden kills the warden with a run's whole cgroup.) On every
 # way out the build's warden is started again, supervised (ci/host/start-warden).
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 host_scripts=$2
 readonly log=/var/log/plb-sandbox-warden.log
-fail() { echo "FAIL: $*"; exit 1; }
 restore() { bash "$host_scripts/start-warden" "$tool" >/dev/null 2>&1 || echo "could not start the warden again: see $log"; }
 trap restore EXIT
 bash "$host_scripts/start-warden" "$tool"

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared set-up for the real-gVisor tests: a private directory per test, the reviewed image's ID,
 // helpers to write a script and data and score them, and the check every test ends with: no
-// container with the tool's label is left on the host.
+// container that the test's own tool processes created is left on the host.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -32,29 +33,61 @@ inline std::string runtime_image() {
   return id;
 }
 
+// The lines a shell command prints (the docker CLI's, here).
+inline std::vector<std::string> lines_of(const std::string& cmd) {
+  std::vector<std::string> lines;
+  FILE* out = ::popen(cmd.c_str(), "r");
+  if (!out) throw std::runtime_error("cannot run " + cmd);
+  char line[512];
+  while (std::fgets(line, sizeof line, out)) {
+    std::string l(line);
+    while (!l.empty() && l.back() == '\n') l.pop_back();
+    lines.push_back(l);
+  }
+  if (::pclose(out) != 0) throw std::runtime_error(cmd + " failed");
+  return lines;
+}
+
+// "NAME\tOWNER" lines kept only when OWNER is one of this binary's tool processes (or itself):
+// other tests run sandboxes beside this one, so "nothing left", "nothing started" mean ours.
+inline std::vector<std::string> owned_names(const std::vector<std::string>& lines) {
+  std::vector<std::string> names;
+  const auto& owners = spawned_owners();
+  for (const auto& l : lines) {
+    const auto tab = l.find('\t');
+    if (tab == std::string::npos) continue;
+    if (std::find(owners.begin(), owners.end(), l.substr(tab + 1)) != owners.end()) names.push_back(l.substr(0, tab));
+  }
+  return names;
+}
+
 // Names of the containers carrying the tool's run label ("plb-sandbox.run", the spec's) that the
 // daemon created from `since` until now, from the daemon's own event log: what did start, whatever
 // the tool says about itself. The probe of an uncached gVisor proof carries the label too.
-inline std::vector<std::string> sandboxes_created_since(std::chrono::system_clock::time_point since) {
+// `everyone`: every creator's, not only this binary's tool processes'.
+inline std::vector<std::string> sandboxes_created_since(std::chrono::system_clock::time_point since,
+                                                        bool everyone = false) {
   const auto unix_seconds = [](std::chrono::system_clock::time_point t) {
     return std::chrono::duration<double>(t.time_since_epoch()).count();
   };
-  char cmd[320];
+  char cmd[400];
   std::snprintf(cmd, sizeof cmd,
                 "docker events --since %.6f --until %.6f --filter type=container --filter event=create "
-                "--filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}}'",
+                "--filter label=plb-sandbox.run "
+                "--format '{{.Actor.Attributes.name}}\t{{index .Actor.Attributes \"plb-sandbox.owner\"}}'",
                 unix_seconds(since), unix_seconds(std::chrono::system_clock::now()));
+  const auto lines = lines_of(cmd);
+  if (!everyone) return owned_names(lines);
   std::vector<std::string> names;
-  FILE* events = ::popen(cmd, "r");
-  if (!events) throw std::runtime_error("cannot run docker events");
-  char line[256];
-  while (std::fgets(line, sizeof line, events)) {
-    std::string name(line);
-    while (!name.empty() && name.back() == '\n') name.pop_back();
-    names.push_back(name);
-  }
-  if (::pclose(events) != 0) throw std::runtime_error("docker events failed");
+  for (const auto& l : lines) names.push_back(l.substr(0, l.find('\t')));
   return names;
+}
+
+// The containers, running or not, that this binary's tool processes created and left.
+inline std::vector<std::string> own_containers() {
+  return owned_names(
+      lines_of("docker ps -a --filter label=plb-sandbox.run "
+               "--format '{{.Names}}\t{{.Label \"plb-sandbox.owner\"}}'"));
 }
 
 class SandboxTest : public ::testing::Test {
@@ -68,11 +101,12 @@ class SandboxTest : public ::testing::Test {
   }
 
   void TearDown() override {
+    // Only this test's: another test's live run may be beside it (ctest runs them side by side).
     const runner::docker_engine engine;
-    const auto left = runner::labelled_containers(engine);
+    const auto left = own_containers();
     EXPECT_TRUE(left.empty()) << "a run left " << left.size()
-                              << " container(s), first: " << (left.empty() ? "" : left[0].name);
-    for (const auto& c : left) runner::remove_container(engine, c.name);
+                              << " container(s), first: " << (left.empty() ? "" : left[0]);
+    for (const auto& name : left) runner::remove_container(engine, name);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }

@@ -50,6 +50,27 @@ inline std::string tool_path() {
   return p;
 }
 
+// The owner label ("<boot id>:<pid>:<start time>", runner/container/owner.hpp) that the tool
+// process `pid` puts on every container it creates. Read from /proc while the process exists (a
+// child not yet reaped does): its start time never changes across exec.
+inline std::string owner_of(pid_t pid) {
+  std::string boot = slurp("/proc/sys/kernel/random/boot_id");
+  boot = boot.substr(0, boot.find('\n'));
+  std::istringstream stat(slurp("/proc/" + std::to_string(pid) + "/stat"));
+  std::string field;
+  std::getline(stat, field, ')');  // past the command name, which may hold spaces
+  for (int i = 3; i <= 22 && stat >> field; ++i) {
+  }
+  return boot + ":" + std::to_string(pid) + ":" + field;
+}
+
+// Every owner this test binary's tool processes ran as, and the binary's own (it may call the
+// runner in-process): the containers a test may call its own when other tests run beside it.
+inline std::vector<std::string>& spawned_owners() {
+  static std::vector<std::string> owners{owner_of(::getpid())};
+  return owners;
+}
+
 inline std::vector<std::string> default_environment() {
   return {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C"};
 }
@@ -80,6 +101,7 @@ class tool_process {
     const int rc = posix_spawn(&pid_, a[0], &fa, nullptr, a.data(), e.data());
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) throw std::runtime_error("cannot spawn " + argv[0]);
+    spawned_owners().push_back(owner_of(pid_));
   }
 
   // A tool the test never waited for (an ASSERT returned early) is killed and reaped here: no

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: Apache-2.0
+# Sourced first by every gVisor shell test: strict mode, the reviewed image, `fail`, a bounded poll,
+# and the checks of what a test left behind, scoped so that tests can run side by side (ctest -j).
+#
+# Scoping: every container the tool creates carries plb-sandbox.owner="<boot id>:<pid>:<start
+# time>" of the tool process that made it (src/runner/container/owner.cpp), and every run holds
+# the lock of its run directory while it lives. When a test checks what is left, its own tools
+# have exited; a container whose owner has exited, or a run directory whose lock nobody holds, is
+# a leak, whoever left it. Another test's live run is neither. Tests that leave a dead run on
+# purpose (killing the tool, for the sweep or the warden) are registered RUN_SERIAL, so no such
+# run ever sits beside a test that checks.
+set -euo pipefail
+
+image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
+
+# The failing test's one line; a script names its case in case_name when it has several.
+fail() { echo "FAIL${case_name:+ ($case_name)}: $*"; exit 1; }
+
+# wait_until SECONDS COMMAND...: runs COMMAND every 0.05 s until it succeeds (true) or SECONDS
+# have passed (false, after one last try).
+wait_until() {
+  local until=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    [ "$SECONDS" -lt "$until" ] || { "$@"; return; }
+    sleep 0.05
+  done
+}
+
+boot_id=$(cat /proc/sys/kernel/random/boot_id)
+
+# The start time (field 22 of /proc/PID/stat, after the parenthesised name), empty once it is gone.
+process_start() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
+
+# The owner label the tool process PID puts on its containers.
+owner_of() { echo "$boot_id:$1:$(process_start "$1")"; }
+
+# The IDs of the containers the tool process PID created (docker ps arguments may follow, e.g.
+# --filter status=running); read while it lives.
+sandboxes_of() {
+  local owner
+  owner=$(owner_of "$1")
+  shift
+  /usr/bin/docker ps -aq --filter "label=plb-sandbox.owner=$owner" "$@"
+}
+
+# created_since SINCE PID...: names of the tool's containers the daemon created from SINCE (a Unix
+# time) until now whose owner is one of the tool processes PID (which may have exited since).
+created_since() {
+  local since=$1 name owner pid
+  shift
+  /usr/bin/docker events --since "$since" --until "$(date +%s.%6N)" --filter type=container --filter event=create \
+    --filter label=plb-sandbox.run --format '{{.Actor.Attributes.name}} {{index .Actor.Attributes "plb-sandbox.owner"}}' |
+    while read -r name owner; do
+      for pid in "$@"; do [[ "$owner" != "$boot_id:$pid:"* ]] || echo "$name"; done
+    done
+}
+
+# Containers of the tool whose owner process has exited (one without an owner label is not the
+# tool's: tests plant such look-alikes).
+orphan_sandboxes() {
+  local name owner boot pid start
+  /usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}} {{.Label "plb-sandbox.owner"}}' |
+    while read -r name owner; do
+      [ -n "$owner" ] || continue
+      IFS=: read -r boot pid start <<<"$owner"
+      [ "$boot" = "$boot_id" ] && [ "$(process_start "$pid")" = "$start" ] && continue
+      echo "$name"
+    done
+}
+
+# Run directories whose lock no process holds (read from /proc/locks, never by taking it: a run
+# that cannot take its own lock fails). One without a lock file yet is being made, unless it is
+# older than 10 s.
+orphan_run_dirs() {
+  local dir inode
+  for dir in /var/lib/plb-sandbox/runs/*/; do
+    [ -d "$dir" ] || continue
+    if inode=$(stat -c %i "$dir/lock" 2>/dev/null); then
+      grep -qE " [0-9a-f]+:[0-9a-f]+:$inode " /proc/locks && continue
+    elif [ $(($(date +%s) - $(stat -c %Y "$dir" 2>/dev/null || date +%s))) -lt 10 ]; then
+      continue
+    fi
+    [ ! -d "$dir" ] || echo "${dir%/}"  # a run that ended meanwhile removed it under its lock
+  done
+}
+
+# Fails when a tool that has exited left a container or a run directory.
+expect_nothing_left() {
+  local left
+  left=$(orphan_sandboxes)
+  [ -z "$left" ] || fail "container(s) left by a tool that has exited: $left"
+  left=$(orphan_run_dirs)
+  [ -z "$left" ] || fail "run directories left: $left"
+}
