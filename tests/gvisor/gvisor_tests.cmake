@@ -260,21 +260,19 @@ if(TARGET plb_sandbox_runner)
       ${CMAKE_CURRENT_BINARY_DIR}/consumer-runner)
 endif()
 
+# README.md's command blocks, read from it at test time and run as written (the quick start from an
+# empty directory, the batch example, report, verify, the doctor line; the set-up and the package
+# install named as skipped, with why). The second case breaks a flag of the quick start in a copy of
+# the README and passes only if the first one's script then fails on that block. Side by side: each
+# works in its own temporary directory and checks only the files its commands published.
+if(TARGET plb-sandbox)
+  plb_gvisor_test(NAME gvisor.readme.commands_run_as_written TIMEOUT 900
+    COMMAND python3 ${gvisor}/readme_commands.py $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR})
+  plb_gvisor_test(NAME gvisor.readme.a_broken_command_fails TIMEOUT 420
+    COMMAND python3 ${gvisor}/readme_commands.py $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR} --self-test)
+endif()
+
 if(plb_gvisor_tests_without_holds)
   message(STATUS "${plb_gvisor_tests_without_holds} gvisor tests need the test-only hold points: "
                  "configure with -DPLB_SANDBOX_TEST_HOLDS=ON (the dev preset does) to register them")
-endif()
-
-# Issue 44: README.md's command blocks, read from it at test time and run as written (the quick
-# start from an empty directory, the batch example, report, verify, the doctor line; the set-up and
-# the package install named as skipped, with why). The second case breaks a flag of the quick start
-# in a copy of the README and passes only if the first one's script then fails on that block.
-if(TARGET plb-sandbox)
-  add_test(NAME gvisor.readme.commands_run_as_written
-    COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/gvisor/readme_commands.py $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR})
-  set_tests_properties(gvisor.readme.commands_run_as_written PROPERTIES LABELS gvisor RESOURCE_LOCK docker TIMEOUT 900)
-  add_test(NAME gvisor.readme.a_broken_command_fails
-    COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/gvisor/readme_commands.py $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR}
-      --self-test)
-  set_tests_properties(gvisor.readme.a_broken_command_fails PROPERTIES LABELS gvisor RESOURCE_LOCK docker TIMEOUT 420)
 endif()
