@@ -62,14 +62,3 @@ if(TARGET plb_sandbox_runner)
   gtest_discover_tests(runsc_identity_test PROPERTIES LABELS unit RESOURCE_LOCK docker TIMEOUT ${unit_timeout}
     DISCOVERY_TIMEOUT 30)
 endif()
-
-# Issue 44: the directories the tool creates for its outputs, one rule (support/private_dir.hpp),
-# and sandbox-score's missing --output directory made at publishing (runner/score/output_dir.hpp).
-if(TARGET plb_sandbox_runner)
-  foreach(unit support/private_dir runner/score/output_dir)
-    get_filename_component(name ${unit} NAME)
-    add_executable(${name}_test unit/${unit}_test.cpp)
-    target_link_libraries(${name}_test PRIVATE plb_sandbox_runner plb_sandbox_internal plb_sandbox_warnings plb_test_main)
-    gtest_discover_tests(${name}_test PROPERTIES LABELS unit TIMEOUT ${unit_timeout} DISCOVERY_TIMEOUT 30)
-  endforeach()
-endif()
