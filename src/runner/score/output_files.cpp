@@ -166,7 +166,8 @@ bool publish_outputs(const std::string& predictions_path, const std::string& pre
     const unique_fd a = create_unnamed(directory_of(predictions_path), predictions_csv);
     const unique_fd b = create_unnamed(directory_of(provenance_path), provenance_json);
     const auto first = link_as(a, predictions_path);
-    if (!first) fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + first.error().what);
+    if (!first)
+      fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + first.error().what);
     const auto second = link_as(b, provenance_path);
     if (!second) {
       ::unlink(predictions_path.c_str());  // ours: linked a moment ago, never both or neither broken

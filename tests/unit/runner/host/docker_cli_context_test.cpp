@@ -40,30 +40,36 @@ class DockerCliContext : public test::temp_dir_test {
 
 TEST_F(DockerCliContext, TheCurrentContextIsNamed) {
   config(R"({"auths":{},"currentContext":"remote-host"})");
-  const docker_cli_context c = current_docker_cli_context();
-  EXPECT_EQ(c.name, "remote-host");
-  EXPECT_EQ(c.problem, "");
+  const auto c = current_docker_cli_context();
+  ASSERT_TRUE(c) << c.error().what;
+  EXPECT_EQ(*c, "remote-host");
 }
 
 TEST_F(DockerCliContext, NoFileOrNoContextIsNone) {
-  EXPECT_EQ(current_docker_cli_context().name, "");
+  const auto none = [] {
+    const auto c = current_docker_cli_context();
+    return c && c->empty();
+  };
+  EXPECT_TRUE(none());
   config(R"({"auths":{}})");
-  EXPECT_EQ(current_docker_cli_context().name, "");
+  EXPECT_TRUE(none());
   config(R"({"currentContext":7})");
-  EXPECT_EQ(current_docker_cli_context().name, "");
+  EXPECT_TRUE(none());
   config("not json");
-  EXPECT_EQ(current_docker_cli_context().problem, "");
+  EXPECT_TRUE(none());
 }
 
 TEST_F(DockerCliContext, AFifoOrAnOversizedFileIsAProblemNotAHang) {
   ASSERT_EQ(::mkfifo((dir_ + "/config.json").c_str(), 0600), 0);
-  const docker_cli_context fifo = current_docker_cli_context();
-  EXPECT_NE(fifo.problem.find(dir_ + "/config.json is not a readable regular file"), std::string::npos) << fifo.problem;
+  const auto fifo = current_docker_cli_context();
+  ASSERT_FALSE(fifo);
+  EXPECT_NE(fifo.error().what.find(dir_ + "/config.json is not a readable regular file"), std::string::npos)
+      << fifo.error().what;
   ASSERT_EQ(::unlink((dir_ + "/config.json").c_str()), 0);
   config(R"({"currentContext":"big","pad":")" + std::string(64 * 1024, 'x') + "\"}");
-  const docker_cli_context big = current_docker_cli_context();
-  EXPECT_EQ(big.name, "");
-  EXPECT_NE(big.problem, "");
+  const auto big = current_docker_cli_context();
+  ASSERT_FALSE(big);
+  EXPECT_NE(big.error().what, "");
 }
 
 }  // namespace
