@@ -72,8 +72,9 @@ void answer(int listener, const shared_state& state) {
     const timeval tv{1, 0};
     ::setsockopt(client.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     const std::int64_t last = state.last_pass.load();
-    warden_status s{static_cast<long>(::getpid()), last < 0 ? -1 : monotonic_ms() - last, state.removed.load(),
-                    state.stuck.load(), state.supervisor.load()};
+    warden_status s{static_cast<long>(::getpid()), last < 0 ? -1 : monotonic_ms() - last,
+                    state.removed.load(),          state.stuck.load(),
+                    state.supervisor.load(),       log_lines_failed()};
     (void)write_all(client.get(), render_warden_status(s));
   }
 }
@@ -180,6 +181,7 @@ int run_warden(const std::string& socket_path) {
     const std::int64_t started = monotonic_ms();
     if (const long s = state.supervisor.load(); s != 0 && static_cast<long>(::getppid()) != s)
       become_supervisor(socket_path, s);
+    retry_log();  // a backlog the log refused (a full disk) goes out as soon as it can
     pass(engine, state, memory);
     const std::int64_t left = std::max<std::int64_t>(0, warden_period.count() - (monotonic_ms() - started));
     const timespec wait{static_cast<time_t>(left / 1000), static_cast<long>(left % 1000) * 1'000'000};

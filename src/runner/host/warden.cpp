@@ -148,7 +148,7 @@ std::string list_failure_line(const engine_error& e) {
 std::string render_warden_status(const warden_status& s) {
   return "plb-sandbox-warden pid=" + std::to_string(s.pid) + " last-pass-ms=" + std::to_string(s.last_pass_ms) +
          " removed=" + std::to_string(s.removed) + " stuck=" + std::to_string(s.stuck) +
-         " supervisor=" + std::to_string(s.supervisor) + "\n";
+         " supervisor=" + std::to_string(s.supervisor) + " log-failed=" + std::to_string(s.log_failed) + "\n";
 }
 
 std::optional<warden_status> parse_warden_status(const std::string& line) noexcept try {
@@ -161,11 +161,18 @@ std::optional<warden_status> parse_warden_status(const std::string& line) noexce
   // Nor of a supervisor: absent reads as none.
   const auto supervisor =
       line.find(" supervisor=") == std::string::npos ? std::optional<std::int64_t>(0) : field(line, "supervisor");
-  if (!pid || !age || !removed || !stuck || !supervisor || *pid <= 0 || *age < -1 || *removed < 0 || *stuck < 0 ||
-      *supervisor < 0)
+  // Nor of its log's failures.
+  const auto log_failed =
+      line.find(" log-failed=") == std::string::npos ? std::optional<std::int64_t>(0) : field(line, "log-failed");
+  if (!pid || !age || !removed || !stuck || !supervisor || !log_failed || *pid <= 0 || *age < -1 || *removed < 0 ||
+      *stuck < 0 || *supervisor < 0 || *log_failed < 0)
     return std::nullopt;
-  return warden_status{static_cast<long>(*pid), *age, static_cast<std::uint64_t>(*removed),
-                       static_cast<std::uint64_t>(*stuck), static_cast<long>(*supervisor)};
+  return warden_status{static_cast<long>(*pid),
+                       *age,
+                       static_cast<std::uint64_t>(*removed),
+                       static_cast<std::uint64_t>(*stuck),
+                       static_cast<long>(*supervisor),
+                       static_cast<std::uint64_t>(*log_failed)};
 } catch (...) {
   return std::nullopt;
 }

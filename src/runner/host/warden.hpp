@@ -116,13 +116,14 @@ inline constexpr std::int64_t warden_stuck_seconds = 30;
 inline constexpr std::int64_t warden_stuck_ms = warden_stuck_seconds * 1000;
 
 // What a warden answers: "plb-sandbox-warden pid=<n> last-pass-ms=<n> removed=<n> stuck=<n>
-// supervisor=<n>".
+// supervisor=<n> log-failed=<n>".
 struct warden_status {
   long pid = 0;                    // ping_warden replaces it with the peer's, from the kernel
   std::int64_t last_pass_ms = -1;  // age of the last complete pass; -1: none yet
   std::uint64_t removed = 0;
   std::uint64_t stuck = 0;       // containers still there warden_stuck_seconds past their deadline
   long supervisor = 0;           // the PID that restarts it if it dies; 0: none (an earlier build's too)
+  std::uint64_t log_failed = 0;  // log lines its log refused when written (a full disk): held back or dropped
 };
 std::string render_warden_status(const warden_status& s);
 std::optional<warden_status> parse_warden_status(const std::string& line) noexcept;

@@ -106,9 +106,9 @@ TEST(WardenOverdue, NoLabelBuysMoreThanTheLongestStartAndWallTimePlusGrace) {
 }
 
 TEST(WardenStatus, RoundTripsAndRefusesAnythingElse) {
-  const warden_status s{4242, 120, 7, 1, 4200};
+  const warden_status s{4242, 120, 7, 1, 4200, 3};
   const auto line = render_warden_status(s);
-  EXPECT_EQ(line, "plb-sandbox-warden pid=4242 last-pass-ms=120 removed=7 stuck=1 supervisor=4200\n");
+  EXPECT_EQ(line, "plb-sandbox-warden pid=4242 last-pass-ms=120 removed=7 stuck=1 supervisor=4200 log-failed=3\n");
   const auto back = parse_warden_status(line);
   ASSERT_TRUE(back);
   EXPECT_EQ(back->pid, 4242);
@@ -116,9 +116,12 @@ TEST(WardenStatus, RoundTripsAndRefusesAnythingElse) {
   EXPECT_EQ(back->removed, 7u);
   EXPECT_EQ(back->stuck, 1u);
   EXPECT_EQ(back->supervisor, 4200);
+  EXPECT_EQ(back->log_failed, 3u);
   // An earlier build's warden says nothing of stuck containers, nor of a supervisor.
   EXPECT_EQ(parse_warden_status("plb-sandbox-warden pid=1 last-pass-ms=5 removed=0\n")->stuck, 0u);
   EXPECT_EQ(parse_warden_status("plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0\n")->supervisor, 0);
+  EXPECT_EQ(parse_warden_status("plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0 supervisor=2\n")->log_failed,
+            0u);
   EXPECT_EQ(parse_warden_status("plb-sandbox-warden pid=1 last-pass-ms=-1 removed=0 stuck=0\n")->last_pass_ms, -1);
   for (const char* bad :
        {"", "plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0",  // no newline
@@ -127,7 +130,8 @@ TEST(WardenStatus, RoundTripsAndRefusesAnythingElse) {
         "plb-sandbox-warden pid=1 last-pass-ms=-2 removed=0 stuck=0\n",
         "plb-sandbox-warden pid=1 last-pass-ms=5x removed=0 stuck=0\n", "plb-sandbox-warden pid=1 removed=0 stuck=0\n",
         "plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=x\n",
-        "plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0 supervisor=-3\n"})
+        "plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0 supervisor=-3\n",
+        "plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0 supervisor=2 log-failed=-1\n"})
     EXPECT_FALSE(parse_warden_status(bad)) << bad;
 }
 
