@@ -49,9 +49,11 @@ using runner::verify_mismatch_table;
 using runner::verify_options;
 using runner::verify_outcome;
 using runner::verify_run;
+using runner::warden_answer_timeout;  // the supervisor's liveness check
 using runner::warden_clock;
 using runner::warden_period;
 using runner::warden_status;
 using runner::warden_stuck_ms;
+using runner::warden_unanswered;
 
 }  // namespace plb::cli

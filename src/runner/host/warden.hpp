@@ -45,6 +45,11 @@ inline constexpr const char* warden_socket = "/run/plb-sandbox/warden.sock";
 inline constexpr std::chrono::milliseconds warden_period{1000};
 // A warden whose last pass over the daemon is older than this is stuck: the host is refused.
 inline constexpr std::chrono::seconds warden_stale{10};
+// The supervisor asks its warden's status once a second, each answer awaited this long, and kills
+// and restarts a warden that has answered none for warden_unanswered (SIGSTOPped, hung): alive,
+// it would hold the lock and the socket and bound nothing (issue 41 item 5).
+inline constexpr std::chrono::milliseconds warden_answer_timeout{1000};
+inline constexpr std::chrono::seconds warden_unanswered{5};
 
 struct overdue_container {
   std::string name;
