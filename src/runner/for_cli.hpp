@@ -33,8 +33,10 @@ using runner::explanation_lines;
 using runner::field_names;
 using runner::first_sightings;  // the warden's monotonic bound
 using runner::info;             // what each pass removes
+using runner::labelled_container;
 using runner::list_failure_line;
 using runner::max_listed_containers;
+using runner::needing_exact_creation;  // the warden's creation times to the millisecond
 using runner::overdue;
 using runner::ping_warden;  // `warden --status`, and the service's status lines
 using runner::read_warden_clock;
@@ -47,9 +49,11 @@ using runner::verify_mismatch_table;
 using runner::verify_options;
 using runner::verify_outcome;
 using runner::verify_run;
+using runner::warden_answer_timeout;  // the supervisor's liveness check
 using runner::warden_clock;
 using runner::warden_period;
 using runner::warden_status;
-using runner::warden_stuck_seconds;
+using runner::warden_stuck_ms;
+using runner::warden_unanswered;
 
 }  // namespace plb::cli

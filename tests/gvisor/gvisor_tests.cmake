@@ -238,6 +238,14 @@ if(TARGET plb-sandbox)
   # becomes the supervisor of a new one, and an unsupervised warden is refused.
   plb_gvisor_test(NAME gvisor.deadline.warden_supervised LABELS deadline TIMEOUT 180 SERIAL
     COMMAND bash ${gvisor}/warden_supervised.sh $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR}/ci/host)
+  # Issue 41 item 5: the warden SIGSTOPped: its supervisor kills it and starts a new one, which
+  # removes an overdue sandbox (SERIAL: it stops the host's warden).
+  plb_gvisor_test(NAME gvisor.deadline.warden_stopped_is_replaced LABELS deadline TIMEOUT 180 SERIAL
+    COMMAND bash ${gvisor}/warden_stopped.sh $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR}/ci/host)
+  # Issue 41 item 6: a warden of the test's own (its own socket, beside the host's) logs to a tmpfs
+  # filled and freed: the lines resume, whole, and --status counts the refused ones.
+  plb_gvisor_test(NAME gvisor.deadline.warden_log_resumes_after_a_full_disk LABELS deadline TIMEOUT 120
+    COMMAND bash ${gvisor}/warden_log_full.sh $<TARGET_FILE:plb-sandbox>)
   # Issue 33 item 5: the warden's wall clock an hour behind (libfaketime; the machine's untouched).
   plb_gvisor_test(NAME gvisor.deadline.warden_clock_stepped_back LABELS deadline TIMEOUT 120 SERIAL
     COMMAND bash ${gvisor}/warden_clock_stepped.sh $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR}/ci/host)

@@ -14,8 +14,9 @@ class warden_command final : public command {
   void add_flags(CLI::App& app) override {
     app.add_option("--socket", socket_, "where it answers its status (the preflight asks the default)");
     app.add_flag("--status", status_, "print the status line of the warden that answers, and exit");
-    app.add_flag("--supervise", supervise_,
-                 "run as the warden's supervisor: start it, restart it whenever it dies, stop with it");
+    app.add_flag(
+        "--supervise", supervise_,
+        "run as the warden's supervisor: start it, restart it whenever it dies or stops answering, stop with it");
   }
 
   int run(const run_context&) override {

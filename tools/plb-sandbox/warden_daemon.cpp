@@ -7,22 +7,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <ctime>
-#include <iostream>
 #include <thread>
 
 #include "support/failure.hpp"
 
 namespace plb::cli {
-
-void log_line(const std::string& text) {
-  char stamp[32];
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  std::cerr << stamp << " plb-sandbox warden: " << text << std::endl;
-}
 
 unique_fd claim_directory(const std::string& socket_path, const char* lock_name, std::chrono::milliseconds wait) {
   const std::string dir = socket_path.substr(0, socket_path.rfind('/'));

@@ -7,14 +7,12 @@
 #include <string>
 
 #include "support/file_io.hpp"
+#include "warden_log.hpp"  // log_line
 
 namespace plb::cli {
 
 // The environment variable a supervisor sets to its own PID for the warden it starts.
 inline constexpr const char* supervisor_variable = "PLB_SANDBOX_WARDEN_SUPERVISOR";
-
-// "<UTC time> plb-sandbox warden: <text>" on stderr (the log: ci/host/daemonize appends it to a file).
-void log_line(const std::string& text);
 
 // Checks the socket's directory (created if missing: root's, writable by root only, so only root
 // can have bound the socket), then takes `lock_name` in it exclusively, retrying for up to `wait`.

@@ -72,10 +72,28 @@ void answer(int listener, const shared_state& state) {
     const timeval tv{1, 0};
     ::setsockopt(client.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     const std::int64_t last = state.last_pass.load();
-    warden_status s{static_cast<long>(::getpid()), last < 0 ? -1 : monotonic_ms() - last, state.removed.load(),
-                    state.stuck.load(), state.supervisor.load()};
+    warden_status s{static_cast<long>(::getpid()), last < 0 ? -1 : monotonic_ms() - last,
+                    state.removed.load(),          state.stuck.load(),
+                    state.supervisor.load(),       log_lines_failed()};
     (void)write_all(client.get(), render_warden_status(s));
   }
+}
+
+// The list's Created is whole seconds: a container within a second of its deadline is inspected
+// once for its Created to the nanosecond. One that cannot be inspected keeps the end of its listed
+// second (never early); one that is gone is not judged anyway.
+void learn_creations(const docker_engine& engine, const std::vector<labelled_container>& listed, warden_clock now,
+                     first_sightings& seen) {
+  for (const auto& c : needing_exact_creation(listed, now, seen)) {
+    const auto inspected = engine.inspect_container(c.name);
+    if (inspected && *inspected && (*inspected)->created_ns) seen.learn_creation(c, *(*inspected)->created_ns);
+  }
+}
+
+// "1.234" for 1234 ms.
+std::string seconds_text(std::int64_t ms) {
+  const std::string frac = std::to_string(1000 + ms % 1000);
+  return std::to_string(ms / 1000) + "." + frac.substr(1);
 }
 
 // One look at the daemon: every overdue container of the tool's is removed (a running one is
@@ -96,18 +114,19 @@ void pass(const docker_engine& engine, shared_state& state, pass_memory& memory)
              " kept (the tool's own, the first due first) are gone");
   memory.left_out = listed->left_out;
   const warden_clock now = read_warden_clock();
-  memory.seen.note(listed->containers, now.monotonic);
+  memory.seen.note(listed->containers, now.monotonic_ms);
+  learn_creations(engine, listed->containers, now, memory.seen);
   std::uint64_t stuck = 0;
   for (const auto& o : overdue(listed->containers, now, memory.seen)) {
     const auto removed = engine.remove(o.name);
     if (!removed) {
-      stuck += o.seconds_past >= warden_stuck_seconds ? 1 : 0;
+      stuck += o.ms_past >= warden_stuck_ms ? 1 : 0;
       log_line("could not remove " + o.name + " (" + removed.error().message() + "); retrying");
       continue;
     }
     if (!*removed) continue;  // gone meanwhile
     state.removed.fetch_add(1);
-    log_line("removed " + o.name + ": " + std::to_string(o.seconds_past) + " s past its deadline");
+    log_line("removed " + o.name + ": " + seconds_text(o.ms_past) + " s past its deadline");
   }
   state.stuck.store(stuck);
   state.last_pass.store(monotonic_ms());
@@ -162,6 +181,7 @@ int run_warden(const std::string& socket_path) {
     const std::int64_t started = monotonic_ms();
     if (const long s = state.supervisor.load(); s != 0 && static_cast<long>(::getppid()) != s)
       become_supervisor(socket_path, s);
+    retry_log();  // a backlog the log refused (a full disk) goes out as soon as it can
     pass(engine, state, memory);
     const std::int64_t left = std::max<std::int64_t>(0, warden_period.count() - (monotonic_ms() - started));
     const timespec wait{static_cast<time_t>(left / 1000), static_cast<long>(left % 1000) * 1'000'000};

@@ -8,6 +8,8 @@
 //     its own, the unit in the unit's);
 //   - SIGKILL of it alone: the warden sees its parent change within a period and execs itself
 //     into a new supervisor (warden_service.cpp), which starts a new warden.
+// A warden that is alive but does not answer its status (SIGSTOPped, hung) bounds nothing either:
+// the supervisor asks it once a second, and SIGKILLs and restarts one silent for 5 s.
 // Only SIGKILL of both at once, or of their cgroup, ends the bound: the next preflight then finds
 // no warden and refuses the host, and the log's last line is the last pass.
 #include <fcntl.h>
@@ -21,6 +23,8 @@
 #include <cstring>
 #include <string>
 
+#include "runner/for_cli.hpp"
+#include "support/file_io.hpp"
 #include "warden_daemon.hpp"
 #include "warden_service.hpp"
 
@@ -56,19 +60,59 @@ std::string how_it_ended(int status) {
 
 enum class ended : std::uint8_t { child, stop };
 
-// Waits for `child` to end, or for SIGTERM/SIGINT (then stops it and waits for that).
-ended wait_for(pid_t child, const sigset_t& signals, int& status) {
+void reap(pid_t child, int& status) {
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+// Whether `child` answers its status on the socket (the kernel's PID of the peer, not the line's).
+bool answers(pid_t child, const std::string& socket_path) {
+  const auto status = ping_warden(socket_path, warden_answer_timeout);
+  return status && status->pid == static_cast<long>(child);
+}
+
+// "stopped (T)" for a warden someone SIGSTOPped: what the log says of one replaced.
+std::string state_of(pid_t child) {
+  std::string stat;
+  if (const auto read = read_file("/proc/" + std::to_string(child) + "/stat", 4096)) stat = *read;
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos || close + 2 >= stat.size()) return "state unknown";
+  const char c = stat[close + 2];
+  return std::string(c == 'T'   ? "stopped"
+                     : c == 't' ? "traced"
+                     : c == 'D' ? "in uninterruptible sleep"
+                                : "running") +
+         " (" + c + ")";
+}
+
+// Waits for `child` to end, or for SIGTERM/SIGINT (then stops it and waits for that). Once a
+// second it asks the warden's status: a warden that has not answered for warden_unanswered (a
+// SIGSTOP, a hang) is SIGKILLed and reaped, and counts as one that died (issue 41 item 5).
+ended wait_for(pid_t child, const std::string& socket_path, const sigset_t& signals, int& status) {
+  auto answered = std::chrono::steady_clock::now();  // a new warden has that long to start answering
   while (true) {
-    siginfo_t info{};
-    const int s = ::sigwaitinfo(&signals, &info);
+    const timespec second{1, 0};
+    const int s = ::sigtimedwait(&signals, nullptr, &second);
     if (s == SIGTERM || s == SIGINT) {
       ::kill(child, SIGTERM);
-      while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-      }
+      reap(child, status);
       return ended::stop;
     }
     if (s == SIGHUP) log_line("supervisor: SIGHUP: still supervising");
     if (::waitpid(child, &status, WNOHANG) == child) return ended::child;
+    if (s == SIGCHLD) continue;  // a stop or a continue: judged by its answers, not by its state
+    if (answers(child, socket_path)) {
+      answered = std::chrono::steady_clock::now();
+      continue;
+    }
+    const auto silent = std::chrono::steady_clock::now() - answered;
+    if (silent < warden_unanswered) continue;
+    log_line("supervisor: the warden (pid " + std::to_string(child) + ", " + state_of(child) +
+             ") has not answered on " + socket_path + " for " +
+             std::to_string(std::chrono::duration_cast<std::chrono::seconds>(silent).count()) + " s; killing it");
+    ::kill(child, SIGKILL);  // a stopped process dies of SIGKILL too
+    reap(child, status);
+    return ended::child;
   }
 }
 
@@ -109,7 +153,7 @@ int run_warden_supervisor(const std::string& socket_path) {
       continue;
     }
     int status = 0;
-    if (wait_for(child, signals, status) == ended::stop) {
+    if (wait_for(child, socket_path, signals, status) == ended::stop) {
       log_line("supervisor: stopped; the warden (pid " + std::to_string(child) + ") " + how_it_ended(status));
       return 0;
     }

@@ -149,6 +149,7 @@ engine_result<container_state> parse_container_inspect(std::string_view text) no
     if (const auto* v = string_field(s, "Error")) c.error.assign(v->data(), v->size());
     c.started_ns = parse_engine_time(c.started_at);
     c.finished_ns = parse_engine_time(c.finished_at);
+    if (const auto* v = string_field(*o, "Created")) c.created_ns = parse_engine_time({v->data(), v->size()});
     return c;
   });
 }

@@ -48,6 +48,9 @@ struct container_state {
   std::string finished_at;
   std::optional<std::int64_t> started_ns, finished_ns;  // those two, parsed (engine_time.hpp); nullopt: not yet
   std::string error;                                    // the daemon's own start error, if any
+  // The top-level Created, to the nanosecond (the list's Created is whole seconds, cut down: the
+  // warden's deadlines need the rest). nullopt: missing or not an engine time.
+  std::optional<std::int64_t> created_ns;
 };
 
 struct labelled_container {

@@ -41,6 +41,12 @@ std::optional<std::int64_t> seconds_of(const std::string& label) noexcept {
   return v;
 }
 
+// The deadline label of one of the tool's own containers with a creation time; nullopt: not the warden's.
+std::optional<std::int64_t> judged_label(const labelled_container& c) {
+  if (run_id_of(c.name, c.run_label).empty() || c.created <= 0) return std::nullopt;
+  return seconds_of(c.deadline_label);
+}
+
 // The value after "key=" in a space-separated status line.
 std::optional<std::int64_t> field(const std::string& line, std::string_view key) noexcept {
   std::string needle(1, ' ');  // appended, not " " + key: GCC 12's -Wrestrict false positive (PR 105651)
@@ -58,18 +64,22 @@ std::optional<std::int64_t> field(const std::string& line, std::string_view key)
 }  // namespace
 
 warden_clock read_warden_clock() noexcept {
-  timespec boot{};
+  timespec wall{}, boot{};
+  ::clock_gettime(CLOCK_REALTIME, &wall);
   ::clock_gettime(CLOCK_BOOTTIME, &boot);
-  return {static_cast<std::int64_t>(std::time(nullptr)), static_cast<std::int64_t>(boot.tv_sec)};
+  const auto ms = [](const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000 + t.tv_nsec / 1'000'000; };
+  return {ms(wall), ms(boot)};
 }
 
-void first_sightings::note(const std::vector<labelled_container>& listed, std::int64_t monotonic_now) {
+void first_sightings::note(const std::vector<labelled_container>& listed, std::int64_t monotonic_now_ms) {
   std::unordered_map<std::string, sighting> next;
   next.reserve(listed.size());
   for (const auto& c : listed) {
     const auto it = seen_.find(c.name);
-    const bool known = it != seen_.end() && it->second.created == c.created;
-    next.emplace(c.name, sighting{c.created, known ? it->second.at : monotonic_now});
+    if (it != seen_.end() && it->second.created == c.created)
+      next.emplace(c.name, it->second);
+    else
+      next.emplace(c.name, sighting{c.created, monotonic_now_ms, std::nullopt});
   }
   seen_ = std::move(next);
 }
@@ -77,19 +87,50 @@ void first_sightings::note(const std::vector<labelled_container>& listed, std::i
 std::optional<std::int64_t> first_sightings::first_seen(const labelled_container& c) const {
   const auto it = seen_.find(c.name);
   if (it == seen_.end() || it->second.created != c.created) return std::nullopt;
-  return it->second.at;
+  return it->second.at_ms;
+}
+
+void first_sightings::learn_creation(const labelled_container& c, std::int64_t created_ns) {
+  const auto it = seen_.find(c.name);
+  // The list cuts Created down to its second: an inspection outside that second is of another container.
+  if (it == seen_.end() || it->second.created != c.created || created_ns / 1'000'000'000 != c.created) return;
+  it->second.created_ms = creation_ms(created_ns);
+}
+
+bool first_sightings::creation_learnt(const labelled_container& c) const {
+  const auto it = seen_.find(c.name);
+  return it != seen_.end() && it->second.created == c.created && it->second.created_ms;
+}
+
+std::int64_t first_sightings::latest_creation_ms(const labelled_container& c) const {
+  if (creation_learnt(c)) return *seen_.find(c.name)->second.created_ms;
+  return (c.created + 1) * 1000;  // the list's second, cut down: created at the latest by its end
 }
 
 std::vector<overdue_container> overdue(const std::vector<labelled_container>& listed, warden_clock now,
                                        const first_sightings& seen) {
   std::vector<overdue_container> out;
   for (const auto& c : listed) {
-    const auto after = seconds_of(c.deadline_label);
-    if (run_id_of(c.name, c.run_label).empty() || !after || c.created <= 0) continue;
-    std::int64_t past = now.wall - (c.created + *after);
+    const auto after = judged_label(c);
+    if (!after) continue;
+    std::int64_t past = ms_past_deadline(seen.latest_creation_ms(c), *after, now.wall_ms);
     // First seen no earlier than created: this bound is the later one unless the wall clock stepped back.
-    if (const auto first = seen.first_seen(c)) past = std::max(past, now.monotonic - (*first + *after));
+    if (const auto first = seen.first_seen(c))
+      past = std::max(past, ms_past_deadline(*first, *after, now.monotonic_ms));
     if (past >= 0) out.push_back({c.name, past});
+  }
+  return out;
+}
+
+std::vector<labelled_container> needing_exact_creation(const std::vector<labelled_container>& listed, warden_clock now,
+                                                       const first_sightings& seen) {
+  std::vector<labelled_container> out;
+  for (const auto& c : listed) {
+    const auto after = judged_label(c);
+    if (!after || seen.creation_learnt(c)) continue;
+    if (ms_past_deadline(c.created * 1000, *after, now.wall_ms) >= 0 &&
+        ms_past_deadline(seen.latest_creation_ms(c), *after, now.wall_ms) < 0)
+      out.push_back(c);
   }
   return out;
 }
@@ -107,7 +148,7 @@ std::string list_failure_line(const engine_error& e) {
 std::string render_warden_status(const warden_status& s) {
   return "plb-sandbox-warden pid=" + std::to_string(s.pid) + " last-pass-ms=" + std::to_string(s.last_pass_ms) +
          " removed=" + std::to_string(s.removed) + " stuck=" + std::to_string(s.stuck) +
-         " supervisor=" + std::to_string(s.supervisor) + "\n";
+         " supervisor=" + std::to_string(s.supervisor) + " log-failed=" + std::to_string(s.log_failed) + "\n";
 }
 
 std::optional<warden_status> parse_warden_status(const std::string& line) noexcept try {
@@ -120,11 +161,18 @@ std::optional<warden_status> parse_warden_status(const std::string& line) noexce
   // Nor of a supervisor: absent reads as none.
   const auto supervisor =
       line.find(" supervisor=") == std::string::npos ? std::optional<std::int64_t>(0) : field(line, "supervisor");
-  if (!pid || !age || !removed || !stuck || !supervisor || *pid <= 0 || *age < -1 || *removed < 0 || *stuck < 0 ||
-      *supervisor < 0)
+  // Nor of its log's failures.
+  const auto log_failed =
+      line.find(" log-failed=") == std::string::npos ? std::optional<std::int64_t>(0) : field(line, "log-failed");
+  if (!pid || !age || !removed || !stuck || !supervisor || !log_failed || *pid <= 0 || *age < -1 || *removed < 0 ||
+      *stuck < 0 || *supervisor < 0 || *log_failed < 0)
     return std::nullopt;
-  return warden_status{static_cast<long>(*pid), *age, static_cast<std::uint64_t>(*removed),
-                       static_cast<std::uint64_t>(*stuck), static_cast<long>(*supervisor)};
+  return warden_status{static_cast<long>(*pid),
+                       *age,
+                       static_cast<std::uint64_t>(*removed),
+                       static_cast<std::uint64_t>(*stuck),
+                       static_cast<long>(*supervisor),
+                       static_cast<std::uint64_t>(*log_failed)};
 } catch (...) {
   return std::nullopt;
 }

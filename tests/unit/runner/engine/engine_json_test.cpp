@@ -40,5 +40,18 @@ TEST(ContainerList, BoundedAndStrict) {
   EXPECT_TRUE(parse_container_list("[" + std::string(5u << 20, ' ') + "]\n")) << "a large answer is no longer refused";
 }
 
+// The inspection's Created, to the nanosecond: the warden's deadlines need what the list's whole
+// seconds cut off (issue 41 item 7).
+TEST(ContainerInspect, CreatedToTheNanosecond) {
+  const auto state = [](const std::string& created) {
+    return parse_container_inspect(R"({"Id":"abc","Created":)" + created + R"(,"State":{"Status":"running"}})");
+  };
+  const auto c = state(R"("2026-12-06T10:00:00.700000001Z")");
+  ASSERT_TRUE(c) << c.error().detail;
+  EXPECT_EQ(c->created_ns, 1796551200LL * 1'000'000'000 + 700'000'001);
+  EXPECT_FALSE(state(R"("yesterday")")->created_ns) << "not an engine time: unknown, never guessed";
+  EXPECT_FALSE(state("17")->created_ns);
+}
+
 }  // namespace
 }  // namespace plb::runner

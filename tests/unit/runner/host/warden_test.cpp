@@ -3,6 +3,8 @@
 // both ways (the real service is driven by tests/gvisor/kill_everything.sh).
 #include "runner/host/warden.hpp"
 
+#include "runner/engine/engine_time.hpp"
+
 #include <gtest/gtest.h>
 
 namespace plb::runner {
@@ -14,23 +16,74 @@ labelled_container ours(std::int64_t created, std::string after) {
   return {"plb-sandbox-" + kRun, kRun, std::move(after), created, "running"};
 }
 
-// The wall clock's decision alone: nothing seen before, so no monotonic bound yet.
-std::vector<overdue_container> overdue(const std::vector<labelled_container>& listed, std::int64_t now) {
-  return runner::overdue(listed, warden_clock{now, 0}, first_sightings{});
+constexpr std::int64_t s_ms = 1000;
+
+// The wall clock's decision alone, at `now_ms`: nothing seen before, so no monotonic bound yet, and
+// no inspection: a container listed as created in second N was created by the end of it.
+std::vector<overdue_container> overdue(const std::vector<labelled_container>& listed, std::int64_t now_ms) {
+  return runner::overdue(listed, warden_clock{now_ms, 0}, first_sightings{});
 }
 
 TEST(WardenOverdue, AtItsDeadlineAndPast) {
-  // Created at 1000 with wall 30 + grace 10: due at 1040.
-  EXPECT_TRUE(overdue({ours(1000, "40")}, 1039).empty());
-  const auto due = overdue({ours(1000, "40")}, 1040);
+  // Listed as created in second 1000 (so by 1001 at the latest) with wall 30 + grace 10: due at 1041.
+  EXPECT_TRUE(overdue({ours(1000, "40")}, 1041 * s_ms - 1).empty());
+  const auto due = overdue({ours(1000, "40")}, 1041 * s_ms);
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].name, "plb-sandbox-" + kRun);
-  EXPECT_EQ(due[0].seconds_past, 0);
-  EXPECT_EQ(overdue({ours(1000, "40")}, 1047)[0].seconds_past, 7);
+  EXPECT_EQ(due[0].ms_past, 0);
+  EXPECT_EQ(overdue({ours(1000, "40")}, 1048 * s_ms + 5)[0].ms_past, 7005);
+}
+
+// Issue 41 item 7: the warden compared whole seconds and removed a container 44.3 s into its 45 s
+// label. Docker's Created (an inspection's, to the nanosecond) says .700 into its second; the list
+// says only the second, cut down. The decision is in milliseconds and never before creation + label.
+TEST(WardenDeadline, NeverBeforeCreationPlusLabelToTheMillisecond) {
+  const auto created_ns = parse_engine_time("2026-12-05T10:00:00.700000001Z");
+  ASSERT_TRUE(created_ns);
+  const std::int64_t second = *created_ns / 1'000'000'000;  // what the list says
+  const std::int64_t created_ms = creation_ms(*created_ns);
+  EXPECT_EQ(created_ms, second * s_ms + 701) << "rounded up: a nanosecond past .700 is not .700";
+  // 44.3 s after its creation, at the start of the second whole seconds called its deadline: not yet.
+  EXPECT_EQ(ms_past_deadline(created_ms, 45, second * s_ms + 45 * s_ms), -701);
+  EXPECT_EQ(ms_past_deadline(created_ms, 45, second * s_ms + 45 * s_ms + 700), -1);
+  EXPECT_EQ(ms_past_deadline(created_ms, 45, second * s_ms + 45 * s_ms + 701), 0);
+
+  // Through the warden's judgement of what it listed and learnt.
+  const std::vector<labelled_container> listed{ours(second, "45")};
+  first_sightings seen;
+  seen.note(listed, 0);
+  const auto at = [&](std::int64_t ms) { return runner::overdue(listed, {second * s_ms + ms, 0}, seen); };
+  EXPECT_TRUE(at(45 * s_ms).empty()) << "unlearnt: created by the end of its listed second";
+  EXPECT_TRUE(at(45 * s_ms + 999).empty());
+  EXPECT_EQ(at(46 * s_ms).size(), 1u);
+  seen.learn_creation(listed[0], *created_ns);
+  EXPECT_TRUE(at(45 * s_ms).empty()) << "removed 44.3 s into a 45 s label";
+  EXPECT_TRUE(at(45 * s_ms + 700).empty());
+  ASSERT_EQ(at(45 * s_ms + 701).size(), 1u);
+  EXPECT_EQ(at(45 * s_ms + 701)[0].ms_past, 0);
+}
+
+TEST(WardenDeadline, OnlyAContainerWithinTheListedSecondOfItsDeadlineIsInspected) {
+  const std::vector<labelled_container> listed{ours(1000, "45"), ours(1000, "x")};
+  first_sightings seen;
+  seen.note(listed, 0);
+  const auto wanted = [&](std::int64_t now_ms) { return needing_exact_creation(listed, {now_ms, 0}, seen).size(); };
+  EXPECT_EQ(wanted(1045 * s_ms - 1), 0u) << "not due, however late in its second it was created";
+  EXPECT_EQ(wanted(1045 * s_ms), 1u);
+  EXPECT_EQ(wanted(1046 * s_ms - 1), 1u);
+  EXPECT_EQ(wanted(1046 * s_ms), 0u) << "due, however early in its second it was created";
+  seen.learn_creation(listed[0], 999 * 1'000'000'000LL + 500'000'000);
+  EXPECT_FALSE(seen.creation_learnt(listed[0])) << "an inspection outside the listed second is another container's";
+  seen.learn_creation(listed[0], 1000 * 1'000'000'000LL + 500'000'000);
+  EXPECT_TRUE(seen.creation_learnt(listed[0]));
+  EXPECT_EQ(wanted(1045 * s_ms + 100), 0u) << "learnt once, asked once";
+  EXPECT_EQ(runner::overdue(listed, {1045 * s_ms + 500, 0}, seen).size(), 1u);
+  seen.note(listed, 10);
+  EXPECT_TRUE(seen.creation_learnt(listed[0])) << "kept from pass to pass";
 }
 
 TEST(WardenOverdue, OnlyTheToolsOwnWithAWellFormedDeadline) {
-  const std::int64_t late = 1'000'000;
+  const std::int64_t late = 1'000'000 * s_ms;
   auto other_name = ours(1000, "40");
   other_name.name = "forensics-copy";  // a labelled container the tool did not create
   auto other_label = ours(1000, "40");
@@ -45,17 +98,17 @@ TEST(WardenOverdue, OnlyTheToolsOwnWithAWellFormedDeadline) {
 
 TEST(WardenOverdue, NoLabelBuysMoreThanTheLongestStartAndWallTimePlusGrace) {
   // limits.hpp bounds the start allowance at 600 s and the wall time at 3600 s; + 10 s grace. A
-  // larger label counts as 4210.
-  EXPECT_TRUE(overdue({ours(1000, "999999999999999999999")}, 1000 + 4209).empty());
-  const auto due = overdue({ours(1000, "999999999999999999999")}, 1000 + 4210);
+  // larger label counts as 4210 (after the end of the listed second).
+  EXPECT_TRUE(overdue({ours(1000, "999999999999999999999")}, (1001 + 4210) * s_ms - 1).empty());
+  const auto due = overdue({ours(1000, "999999999999999999999")}, (1001 + 4210) * s_ms);
   ASSERT_EQ(due.size(), 1u);
-  EXPECT_EQ(due[0].seconds_past, 0);
+  EXPECT_EQ(due[0].ms_past, 0);
 }
 
 TEST(WardenStatus, RoundTripsAndRefusesAnythingElse) {
-  const warden_status s{4242, 120, 7, 1, 4200};
+  const warden_status s{4242, 120, 7, 1, 4200, 3};
   const auto line = render_warden_status(s);
-  EXPECT_EQ(line, "plb-sandbox-warden pid=4242 last-pass-ms=120 removed=7 stuck=1 supervisor=4200\n");
+  EXPECT_EQ(line, "plb-sandbox-warden pid=4242 last-pass-ms=120 removed=7 stuck=1 supervisor=4200 log-failed=3\n");
   const auto back = parse_warden_status(line);
   ASSERT_TRUE(back);
   EXPECT_EQ(back->pid, 4242);
@@ -63,9 +116,12 @@ TEST(WardenStatus, RoundTripsAndRefusesAnythingElse) {
   EXPECT_EQ(back->removed, 7u);
   EXPECT_EQ(back->stuck, 1u);
   EXPECT_EQ(back->supervisor, 4200);
+  EXPECT_EQ(back->log_failed, 3u);
   // An earlier build's warden says nothing of stuck containers, nor of a supervisor.
   EXPECT_EQ(parse_warden_status("plb-sandbox-warden pid=1 last-pass-ms=5 removed=0\n")->stuck, 0u);
   EXPECT_EQ(parse_warden_status("plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0\n")->supervisor, 0);
+  EXPECT_EQ(parse_warden_status("plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0 supervisor=2\n")->log_failed,
+            0u);
   EXPECT_EQ(parse_warden_status("plb-sandbox-warden pid=1 last-pass-ms=-1 removed=0 stuck=0\n")->last_pass_ms, -1);
   for (const char* bad :
        {"", "plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0",  // no newline
@@ -74,7 +130,8 @@ TEST(WardenStatus, RoundTripsAndRefusesAnythingElse) {
         "plb-sandbox-warden pid=1 last-pass-ms=-2 removed=0 stuck=0\n",
         "plb-sandbox-warden pid=1 last-pass-ms=5x removed=0 stuck=0\n", "plb-sandbox-warden pid=1 removed=0 stuck=0\n",
         "plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=x\n",
-        "plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0 supervisor=-3\n"})
+        "plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0 supervisor=-3\n",
+        "plb-sandbox-warden pid=1 last-pass-ms=5 removed=0 stuck=0 supervisor=2 log-failed=-1\n"})
     EXPECT_FALSE(parse_warden_status(bad)) << bad;
 }
 
@@ -85,26 +142,27 @@ TEST(WardenStatus, RoundTripsAndRefusesAnythingElse) {
 TEST(WardenOverdue, AWallClockSteppedBackPostponesNothing) {
   const std::vector<labelled_container> listed{ours(1000, "40")};
   first_sightings seen;
-  seen.note(listed, 500);
-  seen.note(listed, 510);  // seen again: the first sighting stays
-  EXPECT_EQ(seen.first_seen(listed[0]), 500);
-  EXPECT_TRUE(runner::overdue(listed, {1000 - 3600 + 39, 539}, seen).empty());
-  const auto due = runner::overdue(listed, {1000 - 3600 + 40, 540}, seen);
+  seen.note(listed, 500 * s_ms);
+  seen.note(listed, 510 * s_ms);  // seen again: the first sighting stays
+  EXPECT_EQ(seen.first_seen(listed[0]), 500 * s_ms);
+  const std::int64_t behind = (1000 - 3600) * s_ms;
+  EXPECT_TRUE(runner::overdue(listed, {behind + 40 * s_ms - 1, 540 * s_ms - 1}, seen).empty());
+  const auto due = runner::overdue(listed, {behind + 40 * s_ms, 540 * s_ms}, seen);
   ASSERT_EQ(due.size(), 1u) << "due by the monotonic clock, whatever the wall clock says";
-  EXPECT_EQ(due[0].seconds_past, 0);
-  EXPECT_EQ(runner::overdue(listed, {1000 - 3600 + 47, 547}, seen)[0].seconds_past, 7);
+  EXPECT_EQ(due[0].ms_past, 0);
+  EXPECT_EQ(runner::overdue(listed, {behind + 47 * s_ms, 547 * s_ms}, seen)[0].ms_past, 7 * s_ms);
 }
 
 TEST(WardenOverdue, TheEarlierBoundWinsAndAForwardMonotonicClockChangesNothingElse) {
   const std::vector<labelled_container> listed{ours(1000, "40")};
   first_sightings seen;
-  seen.note(listed, 500);
+  seen.note(listed, 500 * s_ms);
   // The warden first saw it 20 s after its creation (it was restarting): the wall bound is earlier.
-  const auto due = runner::overdue(listed, {1040, 520}, seen);
+  const auto due = runner::overdue(listed, {1041 * s_ms, 521 * s_ms}, seen);
   ASSERT_EQ(due.size(), 1u);
-  EXPECT_EQ(due[0].seconds_past, 0);
+  EXPECT_EQ(due[0].ms_past, 0);
   // Without a deadline label of the tool's, neither clock judges it.
-  EXPECT_TRUE(runner::overdue({ours(1000, "x")}, {1'000'000, 1'000'000}, seen).empty());
+  EXPECT_TRUE(runner::overdue({ours(1000, "x")}, {1'000'000 * s_ms, 1'000'000 * s_ms}, seen).empty());
 }
 
 TEST(WardenOverdue, SightingsHoldOnlyWhatTheLastPassListedAndANewContainerStartsAgain) {
