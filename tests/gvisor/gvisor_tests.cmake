@@ -144,7 +144,8 @@ if(TARGET plb-sandbox)
       COMMAND bash ${gvisor}/batch_local.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
   endforeach()
   # verify (verify.hpp): each outcome of a re-run, each mismatch refused before anything runs.
-  foreach(case reproduced differs model_changed data_changed runtime_changed edited forged batch_verify)
+  foreach(case reproduced differs model_changed data_changed runtime_changed edited forged batch_verify
+      predictions_changed symlinks not_root)
     plb_gvisor_test(NAME gvisor.verify.${case} LABELS verify
       COMMAND bash ${gvisor}/verify.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
   endforeach()

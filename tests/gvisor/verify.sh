@@ -6,7 +6,8 @@
 # /dev/urandom), changed model, changed data, changed image, changed runtime (a copy of the
 # provenance edited and sealed again with the host's key, as only root can), an edited provenance
 # (naming /etc/shadow, higher limits, another image: refused before anything it names is read), a
-# forged or unsigned provenance, and `batch --verify`.
+# forged or unsigned provenance, `batch --verify`, rewritten predictions and a swapped provenance,
+# a link planted at every recorded path, and verify as another user than root.
 source "$(dirname "${BASH_SOURCE[0]}")/batch_common.sh"
 
 mkdir -p "$work/out"
@@ -86,7 +87,8 @@ differs)
 model_changed)
   echo '# edited after scoring' >> "$work/model.py"
   verify runs-nothing "$prov"
-  expect 15 "^plb-sandbox: verify: model_changed: model $work/model.py has SHA-256 [0-9a-f]\{64\}, the provenance records"
+  expect 15 "^plb-sandbox: verify: model_changed: model $work/model.py differs from the recorded one (the provenance records SHA-256 $(jq -r .model_sha256 "$prov"))"
+  ! grep -q -- "$(sha256sum "$work/model.py" | cut -d' ' -f1)" <<<"$out$err" || fail "the changed model's own digest was printed"
   rm "$work/model.py"
   verify runs-nothing "$prov"
   expect 15 "model_changed: model $work/model.py: "
@@ -94,7 +96,7 @@ model_changed)
 data_changed)
   echo 's-999,1,1,2,late' >> "$work/in.csv"
   verify runs-nothing "$prov"
-  expect 16 "^plb-sandbox: verify: data_changed: data $work/in.csv has SHA-256"
+  expect 16 "^plb-sandbox: verify: data_changed: data $work/in.csv: differs from the recorded one (larger than its recorded"
   # A changed model too: both are named, the first decides the code.
   echo '# edited' >> "$work/model.py"
   verify runs-nothing "$prov"
@@ -103,20 +105,25 @@ data_changed)
   echo "PASS: changed data is named, exit 16, nothing runs" ;;
 runtime_changed)
   mkdir "$work/copy"
+  cp "$work/out/pred.csv" "$work/copy/pred.csv"
+  cp "$work/out/pred.csv" "$work/copy/img.csv"
   # Edited alone it is refused (its MAC); sealed again under the key, it is what another host wrote.
   jq -c '.runtime.release = "20221219" | .runtime.platform = "ptrace"' "$prov" > "$work/copy/pred.csv.sandbox.json"
   verify runs-nothing "$work/copy/pred.csv.sandbox.json"
   expect 14 "provenance_refused: .*its MAC does not verify with this host's key"
-  reseal "$prov" "$work/copy/pred.csv.sandbox.json" '.runtime.release = "20221219" | .runtime.platform = "ptrace"'
+  # Sealed for the copy's own predictions: a provenance vouches only for the file it names.
+  reseal "$prov" "$work/copy/pred.csv.sandbox.json" \
+    '.runtime.release = "20221219" | .runtime.platform = "ptrace" | .predictions_path = "'"$work/copy/pred.csv"'"'
   verify runs-nothing "$work/copy/pred.csv.sandbox.json"
   expect 18 "runtime_changed: this host runs runsc [0-9]\{8\} on systrap, the provenance records runsc 20221219 on ptrace"
   [ ! -e "$work/copy/pred.verify-1.csv" ] || fail "a refused verify published"
-  # Allowed: it runs, says what changed, and compares by the recorded digest (no original beside the copy).
+  # Allowed: it runs, says what changed, and compares with the copy's predictions.
   verify runs "$work/copy/pred.csv.sandbox.json" --allow-changed-runtime
   expect 0 "^verify: reproduced: $work/copy/pred.verify-1.csv"
   expect 0 "runtime_changed: this host runs"
   # The flag allows nothing else: a changed image still stops it.
-  reseal "$work/copy/pred.csv.sandbox.json" "$work/copy/img.csv.sandbox.json" '.runtime_image = "sha256:'"$(printf '%064d' 0)"'"' 
+  reseal "$work/copy/pred.csv.sandbox.json" "$work/copy/img.csv.sandbox.json" \
+    '.runtime_image = "sha256:'"$(printf '%064d' 0)"'" | .predictions_path = "'"$work/copy/img.csv"'"' 
   verify runs-nothing "$work/copy/img.csv.sandbox.json" --allow-changed-runtime
   expect 17 "image_changed: image sha256:0\{64\} is not on this host"
   echo "PASS: a changed runtime stops verify (exit 18) unless allowed; a changed image always does" ;;
@@ -179,6 +186,84 @@ forged)
   verify runs-nothing "$work/forged/absent.csv.sandbox.json"
   expect 14 "provenance_refused"
   echo "PASS: an unsigned or broken provenance is refused (exit 14), named, and nothing runs" ;;
+predictions_changed)
+  # Issue 41: the predictions a leaderboard reads rewritten (999 on every row), the provenance
+  # intact; then another run's sealed provenance put beside a team's predictions. Both were
+  # "reproduced"; both are refused before anything runs, with no digest of the file printed.
+  cp "$work/out/pred.csv" "$work/kept.csv"
+  awk -F, 'NR == 1 { print; next } { print $1 ",999" }' "$work/kept.csv" > "$work/out/pred.csv"
+  verify runs-nothing "$prov"
+  expect 19 "^plb-sandbox: verify: predictions_changed: predictions $work/out/pred.csv differs from the recorded one (the provenance records SHA-256 $(jq -r .predictions_sha256 "$prov"))"
+  ! grep -q -- "$(sha256sum "$work/out/pred.csv" | cut -d' ' -f1)" <<<"$out$err" || fail "the edited file's digest was printed"
+  cp "$work/kept.csv" "$work/out/pred.csv"
+  cp "$examples/batch/mean.py" "$work/other.py"
+  "$tool" sandbox-score --model "$work/other.py" --model-sha256 "$(sha256sum "$work/other.py" | cut -d' ' -f1)" \
+    --runtime-image "$image" --data "$work/in.csv" --feature feature_a --feature feature_b --id-column sample_id \
+    --task-type regression --seconds 20 --memory-mb 256 --output "$work/out/other.csv" > /dev/null || fail "second score"
+  mkdir "$work/team"
+  cp "$work/out/pred.csv" "$work/team/pred.csv"
+  cp "$work/out/other.csv.sandbox.json" "$work/team/pred.csv.sandbox.json"
+  verify runs-nothing "$work/team/pred.csv.sandbox.json"
+  expect 19 "predictions_changed: predictions $work/team/pred.csv: the provenance beside them was sealed for $work/out/other.csv"
+  # Both of the other run's files, copied under the team's name: the digest agrees, the name does not.
+  cp "$work/out/other.csv" "$work/team/pred.csv"
+  verify runs-nothing "$work/team/pred.csv.sandbox.json"
+  expect 19 "sealed for $work/out/other.csv"
+  # A provenance from before the binding names no predictions file: refused, with the fix.
+  reseal "$prov" "$work/team/old.csv.sandbox.json" 'del(.predictions_path)'
+  verify runs-nothing "$work/team/old.csv.sandbox.json"
+  expect 14 "names no predictions file (sealed by an older plb-sandbox.*re-score the run"
+  echo "PASS: rewritten predictions and a swapped provenance are predictions_changed (exit 19), nothing runs" ;;
+symlinks)
+  # Issue 41: a link planted at every recorded path. verify printed /etc/shadow's digest, hashed its
+  # own environment and read a 1 GiB sparse file whole; now each is refused unread, nothing runs.
+  shadow=$(sha256sum /etc/shadow | cut -d' ' -f1)
+  link_words="a symbolic link on its path is refused"
+  mv "$work/model.py" "$work/model.orig" && ln -s /etc/shadow "$work/model.py"
+  verify runs-nothing "$prov"
+  expect 15 "model_changed: model $work/model.py: $link_words"
+  ! grep -q -- "$shadow" <<<"$out$err" || fail "/etc/shadow's digest was printed"
+  rm "$work/model.py" && mv "$work/model.orig" "$work/model.py"
+  mv "$work/in.csv" "$work/in.orig" && ln -s /proc/self/environ "$work/in.csv"
+  verify runs-nothing "$prov"
+  expect 16 "data_changed: data $work/in.csv: $link_words"
+  rm "$work/in.csv" && mv "$work/in.orig" "$work/in.csv"
+  # The predictions: a link to a 1 GiB sparse file, then the file itself; neither is read.
+  mv "$work/out/pred.csv" "$work/kept.csv"
+  truncate -s 1G "$work/big.csv" && ln -s "$work/big.csv" "$work/out/pred.csv"
+  verify runs-nothing "$prov"
+  expect 19 "predictions_changed: predictions $work/out/pred.csv: $link_words"
+  rm "$work/out/pred.csv" && mv "$work/big.csv" "$work/out/pred.csv"
+  /usr/bin/time -f %M -o "$work/rss" "$tool" verify "$prov" > /dev/null 2>&1 || true
+  rss=$(tail -1 "$work/rss")
+  [ -n "$rss" ] && [ "$rss" -lt 65536 ] || fail "verify of a 1 GiB predictions file peaked at ${rss:-?} KiB"
+  verify runs-nothing "$prov"
+  expect 19 "predictions $work/out/pred.csv: differs from the recorded one (larger than its"
+  rm "$work/out/pred.csv" && mv "$work/kept.csv" "$work/out/pred.csv"
+  # A directory on the path of the provenance itself.
+  ln -s "$work/out" "$work/outlink"
+  verify runs-nothing "$work/outlink/pred.csv.sandbox.json"
+  expect 14 "provenance_refused: $work/outlink/pred.csv.sandbox.json: $link_words"
+  # The run itself: a linked model, data or output directory is refused before anything runs.
+  ln -s "$work/model.py" "$work/link.py"
+  rc=0; "$tool" sandbox-score --model "$work/link.py" --model-sha256 "$(sha256sum "$work/model.py" | cut -d' ' -f1)" \
+    --runtime-image "$image" --data "$work/in.csv" --feature feature_a --feature feature_b \
+    --task-type regression --output "$work/out/l1.csv" > /dev/null 2> "$work/stderr" || rc=$?
+  [ $rc = 4 ] && grep -q -- "--model $work/link.py: $link_words" "$work/stderr" || fail "linked model: $rc $(cat "$work/stderr")"
+  rc=0; "$tool" sandbox-score --model "$work/model.py" --model-sha256 "$(sha256sum "$work/model.py" | cut -d' ' -f1)" \
+    --runtime-image "$image" --data "$work/in.csv" --feature feature_a --feature feature_b \
+    --task-type regression --output "$work/outlink/l2.csv" > /dev/null 2> "$work/stderr" || rc=$?
+  [ $rc = 2 ] && grep -q -- "directory $work/outlink: $link_words" "$work/stderr" || fail "linked output: $rc $(cat "$work/stderr")"
+  [ "$original" = "$(sha256sum "$work/out/pred.csv" "$prov")" ] || fail "the original outputs changed"
+  echo "PASS: a link at the model, the data, the predictions, the provenance's directory or the output is refused unread" ;;
+not_root)
+  # Issue 41: as another user, the key's refusal names the permission and who may run verify.
+  rc=0; setpriv --reuid=65534 --regid=65534 --clear-groups "$tool" verify "$prov" > "$work/stdout" 2> "$work/stderr" || rc=$?
+  err=$(cat "$work/stderr")
+  [ $rc = 3 ] || fail "exit $rc: $err"
+  grep -q "permission denied to uid 65534 (the key is root's, mode 0400): only root may seal or check a seal" <<<"$err" || fail "$err"
+  ! grep -q "file system" <<<"$err" || fail "still blames the file system: $err"
+  echo "PASS: verify as another user names the permission and who may run it" ;;
 batch_verify)
   rc=0; "$tool" batch --manifest "$manifest" --output-dir "$work/batch" "${defaults[@]}" --jobs 2 --verify 2 \
     --verify-by cpu_seconds > "$work/stdout" 2> "$work/stderr" || rc=$?

@@ -19,7 +19,7 @@ struct exit_code_info {
 };
 
 // clang-format off
-inline constexpr std::array<exit_code_info, 19> exit_code_table{{
+inline constexpr std::array<exit_code_info, 20> exit_code_table{{
     {0, "success", "", "predictions and provenance written"},
     {2, "usage_error", "", "bad flags; nothing ran"},
     {3, "host_refused", "", "the host failed a preflight check; nothing ran"},
@@ -41,6 +41,9 @@ inline constexpr std::array<exit_code_info, 19> exit_code_table{{
     {16, "data_changed", "verify", "the data no longer has the recorded digest; nothing ran"},
     {17, "image_changed", "verify", "the runtime image is missing or not the recorded one; nothing ran"},
     {18, "runtime_changed", "verify", "the host's runsc release or platform differs; nothing ran"},
+    {19, "predictions_changed", "verify",
+     "the published predictions are not the file the provenance was sealed for (another digest or another "
+     "name); nothing ran"},
 }};
 // clang-format on
 

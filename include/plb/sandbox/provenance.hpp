@@ -55,6 +55,10 @@ struct provenance_record {
   verdict outcome = verdict::success;
   // Where the run read its script and data (absolute; "" when unknown): what `verify` checks again.
   std::string model_path, data_path;
+  std::uint64_t input_bytes = 0;  // the data file's size as read (recorded with data_path): verify's bound
+  // Where the predictions were published (absolute; "" for the in-memory API, which publishes
+  // nothing): the one file this provenance vouches for, with predictions_sha256.
+  std::string predictions_path;
 };
 
 inline boost::json::object to_json(const sandbox_usage& u) {
@@ -96,6 +100,8 @@ inline boost::json::object to_json(const provenance_record& p) {
   o["verdict"] = name(p.outcome);
   if (!p.model_path.empty()) o["model_path"] = p.model_path;
   if (!p.data_path.empty()) o["data_path"] = p.data_path;
+  if (!p.data_path.empty()) o["input_bytes"] = p.input_bytes;
+  if (!p.predictions_path.empty()) o["predictions_path"] = p.predictions_path;
   if (!p.node.empty() || !p.worker.empty()) o["ran_on"] = {{"node", p.node}, {"worker", p.worker}};
   return o;
 }

@@ -266,10 +266,11 @@ inline bool read_top(const boost::json::object& o, provenance_read& out) {
   auto& r = out.record;
   std::string schema, privacy;
   std::uint64_t rows = 0;
-  if (!f.only(o, {"schema",  "privacy",      "tool_version",       "model_sha256", "runtime_image",
-                  "runtime", "limits",       "task_type",          "features",     "id_column",
-                  "rows",    "input_sha256", "predictions_sha256", "started_at",   "usage",
-                  "verdict", "model_path",   "data_path",          "cpuset",       "ran_on"}) ||
+  if (!f.only(o, {"schema",      "privacy",         "tool_version",       "model_sha256", "runtime_image",
+                  "runtime",     "limits",          "task_type",          "features",     "id_column",
+                  "rows",        "input_sha256",    "predictions_sha256", "started_at",   "usage",
+                  "verdict",     "model_path",      "data_path",          "cpuset",       "ran_on",
+                  "input_bytes", "predictions_path"}) ||
       !f.text(o, "schema", schema))
     return false;
   if (schema != provenance_schema) return f.fail(provenance_error::wrong_schema, "schema");
@@ -280,8 +281,10 @@ inline bool read_top(const boost::json::object& o, provenance_read& out) {
     return false;
   r.rows = static_cast<std::size_t>(rows);
   // The paths came later (verify needs them); a record without them still reads.
-  for (const auto& [key, into] : {std::pair{"model_path", &r.model_path}, std::pair{"data_path", &r.data_path}})
+  for (const auto& [key, into] : {std::pair{"model_path", &r.model_path}, std::pair{"data_path", &r.data_path},
+                                  std::pair{"predictions_path", &r.predictions_path}})
     if (o.contains(key) && !f.text(o, key, *into)) return false;
+  if (o.contains("input_bytes") && !f.count(o, "input_bytes", r.input_bytes)) return false;
   // Where it ran, likewise later: the CPUs it was pinned to, and a batch line's node and worker.
   if (o.contains("cpuset") && !f.text(o, "cpuset", r.cpuset, true)) return false;
   if (o.contains("ran_on")) {

@@ -126,11 +126,19 @@ std::string hex_of(const host_key::mac_type& mac) {
 // mount) is not to be removed: that would orphan every record and provenance it sealed.
 std::string io_fix(const std::string& dir) { return "check the file system of " + dir + " (do not remove the key)"; }
 
+// EACCES or EPERM is not the file system's: the key is root's (mode 0400), and this user is not.
+[[noreturn]] void refuse_errno(const std::string& path, const std::string& what, int err, const std::string& fix) {
+  if (err == EACCES || err == EPERM)
+    refuse(path, what + ": permission denied to uid " + std::to_string(::geteuid()) + " (the key is root's, mode 0400)",
+           "only root may seal or check a seal: run plb-sandbox verify, batch and sandbox-score as root (sudo)");
+  refuse(path, what + ": " + std::strerror(err), fix);
+}
+
 host_key load_host_key(int dir_fd, const std::string& dir, key_absent absent) {
   const std::string path = dir + "/" + host_key_name;
   struct stat st {};
   if (::fstatat(dir_fd, host_key_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno != ENOENT) refuse(path, std::string("cannot be checked: ") + std::strerror(errno), "check " + dir);
+    if (errno != ENOENT) refuse_errno(path, "cannot be checked", errno, "check " + dir);
     if (absent == key_absent::refuse)
       refuse(path, "does not exist: this host has sealed nothing",
              "verify the run on the host that scored it, or install that host's key file here (root's, mode 0400)");
@@ -138,14 +146,13 @@ host_key load_host_key(int dir_fd, const std::string& dir, key_absent absent) {
   }
   // O_PATH and fstat first: nothing but the checked regular file is ever opened for reading.
   const unique_fd handle(::openat(dir_fd, host_key_name, O_PATH | O_NOFOLLOW | O_CLOEXEC));
-  if (!handle || ::fstat(handle.get(), &st) != 0)
-    refuse(path, std::string("cannot be opened: ") + std::strerror(errno), io_fix(dir));
+  if (!handle || ::fstat(handle.get(), &st) != 0) refuse_errno(path, "cannot be opened", errno, io_fix(dir));
   check_key_file(st, path);
   const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
   const unique_fd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (!fd) refuse(path, "cannot be read", io_fix(dir));
+  if (!fd) refuse_errno(path, "cannot be read", errno, io_fix(dir));
   auto r = read_up_to(fd.get(), host_key_bytes);
-  if (!r) refuse(path, "cannot be read", io_fix(dir));
+  if (!r) refuse_errno(path, "cannot be read", r.error().errno_value, io_fix(dir));
   if (r->size() != host_key_bytes)
     refuse(path, "is not " + std::to_string(host_key_bytes) + " bytes", removal_fix(path));
   host_key::bytes_type bytes{};

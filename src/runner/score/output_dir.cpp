@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "support/failure.hpp"
+#include "support/no_symlinks.hpp"
 #include "support/private_dir.hpp"
 
 namespace plb::runner {
@@ -18,13 +19,21 @@ std::string check_output_dir(const std::string& output, const std::string& flag)
     fail(sandbox::verdict::usage_error, flag + " " + output + ": " + why);
   };
   struct stat st {};
+  // Reached through no symbolic link, as verify reaches the predictions later: their provenance
+  // records this path, and verify opens no link.
+  const auto no_link = [&](const std::string& d) {
+    if (const auto reached = open_path_no_symlinks(d); !reached && reached.error().errno_value == ELOOP)
+      refuse("directory " + d + ": " + reached.error().what);
+  };
   if (::stat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) refuse(dir + " is not a directory");
+    no_link(dir);
     return dir;
   }
   if (errno != ENOENT) refuse("directory " + dir + ": " + std::strerror(errno));
   if (const auto creatable = check_creatable_dir(dir); !creatable)
     refuse("directory " + dir + ": " + creatable.error().what);
+  no_link(directory_of(dir));
   return directory_of(dir);
 }
 

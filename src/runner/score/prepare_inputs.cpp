@@ -6,6 +6,7 @@
 #include "runner/score/score.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
+#include "support/no_symlinks.hpp"
 
 namespace plb::runner {
 
@@ -19,7 +20,7 @@ verified_script check_local_inputs(const score_request& request) {
           : read_script(request.model, request.model_sha256, script_limit, request.names);
   std::uint64_t data_bytes = 0;
   if (!request.table) {  // the data file opens as a regular file; reading it is prepare_inputs' work
-    const auto data = open_regular_file(request.data);
+    const auto data = open_bounded_file(request.data, unbounded_size);  // through no link; its size is not bounded
     if (!data) fail(verdict::input_refused, request.names.data + (" " + request.data) + ": " + data.error().what);
     data_bytes = static_cast<std::uint64_t>(data->size);
   }

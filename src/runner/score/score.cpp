@@ -100,9 +100,13 @@ sandbox::provenance_record provenance_of(const score_request& request, const hos
   rec.predictions_sha256 = sandbox::sha256_of(csv_text).digest;
   rec.usage = usage;
   rec.outcome = verdict::success;
-  // Where its inputs were, for `verify` (none for the in-memory API's, which had no files).
-  if (!request.script_bytes) rec.model_path = std::filesystem::absolute(request.model).lexically_normal().string();
-  if (!request.table) rec.data_path = std::filesystem::absolute(request.data).lexically_normal().string();
+  // Where its inputs and its predictions (the one file it vouches for) were, for `verify`; none
+  // for the in-memory API's, which had no files.
+  const auto path = [](const std::string& p) { return std::filesystem::absolute(p).lexically_normal().string(); };
+  if (!request.script_bytes) rec.model_path = path(request.model);
+  if (!request.table) rec.data_path = path(request.data);
+  rec.input_bytes = in.input.file_bytes;  // recorded with data_path only
+  if (request.publish) rec.predictions_path = path(request.output);
   rec.cpuset = cpuset;  // where it ran: its CPUs, and a batch line's node and worker
   rec.node = hooks.node;
   rec.worker = hooks.worker;
@@ -114,10 +118,6 @@ sandbox::provenance_record provenance_of(const score_request& request, const hos
 void require_warden() {
   if (const auto r = check_warden(); !r) fail(verdict::host_refused, r.error().detail + ": " + r.error().fix);
 }
-
-}  // namespace
-
-namespace {
 
 // A run's inputs read and verified, and the script's snapshot in the run directory.
 struct staged_inputs {

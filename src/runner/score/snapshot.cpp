@@ -10,6 +10,7 @@
 
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
+#include "support/no_symlinks.hpp"
 
 namespace plb::runner {
 namespace {
@@ -21,7 +22,10 @@ namespace {
 verified_script read_script(const std::string& model_path, const sandbox::sha256_digest& expected,
                             std::size_t max_bytes, const field_names& names) {
   const std::string what = names.model + (" " + model_path);
-  const auto in = open_regular_file(model_path);
+  // Through no symbolic link, and refused by its size before a byte of a larger file is read.
+  const auto in = open_bounded_file(model_path, max_bytes);
+  if (!in && is_too_large(in.error()))
+    refuse(what + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB script limit");
   if (!in) refuse(what + ": " + in.error().what);
   // One bounded read: what is hashed is exactly what is copied, whatever happens to the file.
   auto r = read_up_to(in->fd.get(), max_bytes);

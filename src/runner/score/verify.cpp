@@ -8,9 +8,11 @@
 #include "runner/host/preflight.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/provenance_seal.hpp"
+#include "runner/score/verify_files.hpp"
 #include "support/dir_files.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
+#include "support/no_symlinks.hpp"
 #include "support/one_line.hpp"
 
 namespace plb::runner {
@@ -20,35 +22,16 @@ using sandbox::verdict;
 
 using checked = verify_checks;
 
-// The most of a predictions file compare() holds in memory: both files are read whole.
-constexpr std::size_t predictions_limit = std::size_t{1} << 30;
-
-// The whole-file SHA-256 of `path` (what the run recorded for the script and the data).
-result<std::string> digest_of_path(const std::string& path) {
-  const auto f = open_regular_file(path);
-  if (!f) return problem::says(f.error().what);
-  auto d = digest_of_fd(f->fd.get());
-  if (!d) return problem::says("cannot be read");
-  return d;
-}
-
-void check_file(checked& c, verify_mismatch m, const char* what, const std::string& path,
-                const sandbox::sha256_digest& recorded) {
-  const auto d = digest_of_path(path);
-  if (!d) return c.add(m, std::string(what) + " " + path + ": " + d.error().what);
-  if (*d != recorded.hex())
-    c.add(m, std::string(what) + " " + path + " has SHA-256 " + *d + ", the provenance records " + recorded.hex());
-}
-
 // The provenance: read with a bound, its seal checked under `key`, and only then read strictly. A
 // problem here ends verify before anything else is looked at.
 bool read_provenance(const verify_options& o, checked& c, const host_key& key) {
-  const auto f = open_regular_file(o.provenance_path);
+  // Through no symbolic link, as every file verify opens: a link planted here is not followed.
+  const auto f = open_bounded_file(o.provenance_path, sandbox::max_provenance_bytes);
   const auto refuse = [&](const std::string& why) {
     c.add(verify_mismatch::provenance_refused, o.provenance_path + ": " + why);
     return false;
   };
-  if (!f) return refuse(f.error().what);
+  if (!f) return refuse(is_too_large(f.error()) ? "larger than 1 MiB" : f.error().what);
   const auto text = read_up_to(f->fd.get(), sandbox::max_provenance_bytes);
   if (!text) return refuse(is_too_large(text.error()) ? "larger than 1 MiB" : "cannot be read");
   // Nothing of it is parsed before its MAC verifies: every path, limit and image below is the tool's.
@@ -63,6 +46,10 @@ bool read_provenance(const verify_options& o, checked& c, const host_key& key) {
   }
   c.record = p.record;
   if (c.record.outcome != verdict::success || !c.record.runtime_image) return refuse("not a scored run's provenance");
+  if (c.record.predictions_path.empty())
+    return refuse(
+        "names no predictions file (sealed by an older plb-sandbox, before a provenance was bound to its "
+        "predictions): it cannot vouch for the file beside it; re-score the run");
   c.model_path = o.model_path.empty() ? c.record.model_path : o.model_path;
   c.data_path = o.data_path.empty() ? c.record.data_path : o.data_path;
   if (c.model_path.empty() || c.data_path.empty())
@@ -117,29 +104,32 @@ sandbox::scoring_request request_of(const checked& c, const std::string& output)
   return r;
 }
 
-// The re-run's predictions against the original's: by the recorded digest when the original file
-// is gone or changed, row by row when it is there.
+// The re-run's predictions against the original's, row by row: the original is read again, and
+// must still be the recorded predictions (checked before the re-run, it may have changed since).
 void compare(verify_outcome& out, const checked& c) {
-  std::string why;
-  const auto rerun = read_file(out.predictions_path, predictions_limit);
-  const auto original = read_file(c.original, predictions_limit);
+  const auto rerun = read_bounded_file(out.predictions_path, predictions_bound(c.record));
   if (!rerun)
     fail(verdict::internal_error,
          out.predictions_path + ": cannot read the re-run's predictions (" + rerun.error().what + ")");
+  const auto original = read_recorded_predictions(c);
+  if (!original) {
+    const auto& row = info(verify_mismatch::predictions_changed);
+    out.result = std::string(row.name);
+    out.exit_code = row.exit_code;
+    out.message = "predictions " + c.original + ": " + original.error().what;
+    out.problems.push_back({row.mismatch, out.message});
+    return;
+  }
   const bool same_digest = sandbox::sha256_of(*rerun).digest.hex() == c.record.predictions_sha256.hex();
-  if (original && sandbox::sha256_of(*original).digest.hex() == c.record.predictions_sha256.hex())
-    out.comparison = compare_predictions(*original, *rerun);
+  out.comparison = compare_predictions(*original, *rerun);
   out.result = same_digest ? "reproduced" : "differs";
   out.exit_code = same_digest ? 0 : verify_differs_exit_code;
   if (same_digest) {
     out.message = out.predictions_path + " is byte for byte the recorded predictions (SHA-256 " +
                   c.record.predictions_sha256.hex() + ")";
-  } else if (out.comparison) {
+  } else {
     out.message = std::to_string(out.comparison->differing_rows) + " of " + std::to_string(out.comparison->rows) +
                   " rows differ from " + c.original;
-  } else {
-    out.message = "the predictions' SHA-256 differs from the recorded one (" + c.original +
-                  " is gone or changed, so rows are not compared)";
   }
 }
 
@@ -149,8 +139,8 @@ verify_checks check_provenance_and_inputs(const verify_options& o, const host_ke
   checked c;
   if (!read_provenance(o, c, key)) return c;
   c.provenance_trusted = true;
-  check_file(c, verify_mismatch::model_changed, "model", c.model_path, c.record.model_sha256);
-  check_file(c, verify_mismatch::data_changed, "data", c.data_path, c.record.input_sha256);
+  check_predictions(c);  // first: what a leaderboard reads
+  check_inputs(c);
   return c;
 }
 

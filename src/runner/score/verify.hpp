@@ -3,9 +3,13 @@
 // is read with a size bound, and its seal checked before anything else: the MAC under the host's
 // key over every byte (provenance_seal.hpp). An edited, forged, truncated or unsigned (older, /1)
 // provenance is refused there, so no path, limit or image it names is read, hashed or run; the fix
-// is to re-score. Only then is it parsed strictly (provenance_reader.hpp), and the model, the data
-// (the recorded paths, or --model and --data) and the image must still have the recorded digests
-// and the host's runsc the recorded release and platform. Each mismatch is named and has its own
+// is to re-score. Only then is it parsed strictly (provenance_reader.hpp). The predictions beside
+// it must be the file it was sealed for: its recorded name (predictions_path) and digest, so an
+// edited predictions file or another submission's provenance put beside it is refused. The model,
+// the data (the recorded paths, or --model and --data) and the image must still have the recorded
+// digests and the host's runsc the recorded release and platform. Every file is opened through no
+// symbolic link and read no further than the size it may have (verify_files.hpp), and a file's
+// digest is printed only when it is the recorded one. Each mismatch is named and has its own
 // exit code, and nothing runs; only a changed runtime can be allowed (--allow-changed-runtime):
 // a changed model, data or image would re-run something else. The re-run is sandbox::score() with
 // the recorded features, ID column, task type and every limit (exactly sandbox-score's path),
@@ -34,6 +38,7 @@ enum class verify_mismatch : std::uint8_t {
   data_changed,
   image_changed,
   runtime_changed,
+  predictions_changed,  // the published predictions are not the file the provenance was sealed for
 };
 
 struct verify_mismatch_info {
@@ -44,12 +49,13 @@ struct verify_mismatch_info {
 
 // The codes are the rows of the core's one table (exit_codes.hpp), which holds each once.
 inline constexpr int verify_differs_exit_code = sandbox::exit_code_named("differs");
-inline constexpr std::array<verify_mismatch_info, 5> verify_mismatch_table{{
+inline constexpr std::array<verify_mismatch_info, 6> verify_mismatch_table{{
     {verify_mismatch::provenance_refused, sandbox::exit_code_named("provenance_refused"), "provenance_refused"},
     {verify_mismatch::model_changed, sandbox::exit_code_named("model_changed"), "model_changed"},
     {verify_mismatch::data_changed, sandbox::exit_code_named("data_changed"), "data_changed"},
     {verify_mismatch::image_changed, sandbox::exit_code_named("image_changed"), "image_changed"},
     {verify_mismatch::runtime_changed, sandbox::exit_code_named("runtime_changed"), "runtime_changed"},
+    {verify_mismatch::predictions_changed, sandbox::exit_code_named("predictions_changed"), "predictions_changed"},
 }};
 static_assert(
     [] {

@@ -15,6 +15,7 @@
 #include "batch/batch_records.hpp"
 #include "batch/batch_resume.hpp"
 #include "batch_fixture.hpp"
+#include "plb/sandbox/digest.hpp"
 #include "plb/sandbox/provenance.hpp"
 #include "support/failure.hpp"
 
@@ -66,6 +67,17 @@ TEST_F(BatchFiles, PlanNamesLineColumnAndField) {
   EXPECT_NE(plan_error(line("a"), id_is_feature).find("line 1 (id a): id_column a: also given as a feature"),
             std::string::npos);
   EXPECT_NE(plan_error("", c).find("no lines"), std::string::npos);
+}
+
+// Issue 41: resume hashes a line's data as the run reads it, through no symbolic link; a linked
+// data path has no digest (the line then fails when it runs, naming the link).
+TEST_F(BatchFiles, ResumeHashesTheDataThroughNoLink) {
+  write("data.csv", "a,b\n1,2\n");
+  ASSERT_EQ(::symlink((dir_ + "/data.csv").c_str(), (dir_ + "/linked.csv").c_str()), 0);
+  data_digests digests;
+  EXPECT_EQ(digests.of(dir_ + "/data.csv"), sandbox::sha256_of(std::string("a,b\n1,2\n")).digest.hex());
+  EXPECT_EQ(digests.of(dir_ + "/linked.csv"), "");
+  EXPECT_EQ(digests.of("/proc/self/environ"), "");
 }
 
 TEST_F(BatchFiles, ResumeKeepsOnlyOutputsItsSignedRecordVouchesFor) {

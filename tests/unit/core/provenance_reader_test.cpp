@@ -30,6 +30,8 @@ sb::provenance_record sample() {
   p.usage = {1.25, 0.5, 1234567, 42, 7};
   p.model_path = "/srv/m.py";
   p.data_path = "/srv/in.csv";
+  p.input_bytes = 3;
+  p.predictions_path = "/srv/out.csv";
   return p;
 }
 
@@ -70,6 +72,8 @@ TEST(ProvenanceReader, ReadsBackWhatRenderJsonWrites) {
   EXPECT_DOUBLE_EQ(r.usage.wall_seconds, 1.25);
   EXPECT_EQ(r.model_path, "/srv/m.py");
   EXPECT_EQ(r.data_path, "/srv/in.csv");
+  EXPECT_EQ(r.input_bytes, 3u);
+  EXPECT_EQ(r.predictions_path, "/srv/out.csv");
   EXPECT_EQ(r.outcome, sb::verdict::success);
 }
 
@@ -77,11 +81,17 @@ TEST(ProvenanceReader, AnOlderRecordWithoutPathsAndNullsReads) {
   auto o = sb::to_json(sample());
   o.erase("model_path");
   o.erase("data_path");
+  o.erase("input_bytes");
+  o.erase("predictions_path");  // before issue 41: verify refuses such a record, the reader reads it
   o["id_column"] = nullptr;
   const auto p = sb::parse_provenance(boost::json::serialize(o));
   ASSERT_TRUE(p) << p.field;
   EXPECT_TRUE(p.record.model_path.empty());
+  EXPECT_TRUE(p.record.predictions_path.empty());
   EXPECT_TRUE(p.record.id_column.empty());
+  // Present, each is held to its type.
+  EXPECT_EQ(sb::parse_provenance(edited("predictions_path", boost::json::value(1))).field, "predictions_path");
+  EXPECT_EQ(sb::parse_provenance(edited("input_bytes", boost::json::value(-1))).field, "input_bytes");
 }
 
 TEST(ProvenanceReader, EachProblemIsTypedAndNamesItsField) {

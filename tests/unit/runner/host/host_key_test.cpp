@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -90,6 +91,41 @@ TEST_F(HostKey, AnUnsafeKeyFileIsRefusedWithTheFix) {
   EXPECT_NE(refusal().find("is not a regular file"), std::string::npos) << refusal();
   ASSERT_EQ(::rename((dir_ + "/short").c_str(), key_path().c_str()), 0);
   EXPECT_NE(refusal().find("bytes"), std::string::npos) << "a key of 10 bytes: " << refusal();
+}
+
+// Issue 41: verify as another user was told to "check the file system" for a plain EACCES. The
+// refusal names the permission, the user and who may run it, whether the key or its directory is
+// what that user cannot read. The load runs in a child that has given up root.
+TEST_F(HostKey, AUserWhoMayNotReadTheKeyIsToldWhoMay) {
+  (void)load();
+  const auto refusal_as_nobody = [this] {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("pipe2 failed");
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::close(fds[0]);
+      std::string words = ::setgid(65534) == 0 && ::setuid(65534) == 0 ? refusal(key_absent::refuse) : "setuid failed";
+      (void)!::write(fds[1], words.data(), words.size());
+      ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string words;
+    char buf[512];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) words.append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return words;
+  };
+  for (const mode_t dir_mode : {0755, 0700}) {
+    ASSERT_EQ(::chmod(dir_.c_str(), dir_mode), 0);
+    const std::string words = refusal_as_nobody();
+    EXPECT_NE(words.find(": permission denied to uid 65534 (the key is root's, mode 0400): only root may seal or "
+                         "check a seal: run plb-sandbox verify, batch and sandbox-score as root"),
+              std::string::npos)
+        << std::oct << dir_mode << ": " << words;
+    EXPECT_EQ(words.find("file system"), std::string::npos) << words;
+  }
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 
 #include <unistd.h>
 
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -40,6 +42,8 @@ class VerifySeal : public test::temp_dir_test {
     write(model_, "print('{\"predictions\": [1]}')\n");
     write(data_, "a,b\n1,2\n");
     prov_ = dir_ + "/pred.csv.sandbox.json";
+    pred_ = dir_ + "/pred.csv";
+    write(pred_, predictions_);
   }
 
   static void write(const std::string& path, const std::string& text) {
@@ -61,7 +65,9 @@ class VerifySeal : public test::temp_dir_test {
     r.features = {"a", "b"};
     r.rows = 1;
     r.input_sha256 = sb::sha256_of(read(data_)).digest;
-    r.predictions_sha256 = sb::sha256_of(std::string("row,prediction\n0,1\n")).digest;
+    r.predictions_sha256 = sb::sha256_of(predictions_).digest;
+    r.predictions_path = pred_;
+    r.input_bytes = read(data_).size();
     r.started_at = "2026-12-03T15:00:00Z";
     r.model_path = model_;
     r.data_path = data_;
@@ -80,7 +86,16 @@ class VerifySeal : public test::temp_dir_test {
     EXPECT_NE(c.problems[0].message.find(words), std::string::npos) << c.problems[0].message;
   }
 
-  std::string model_, data_, prov_;
+  // The first problem, of the kind `m`, whose message holds `words` and no digest but the recorded ones.
+  void expect_first(const verify_checks& c, verify_mismatch m, const std::string& words) const {
+    ASSERT_FALSE(c.problems.empty());
+    EXPECT_EQ(c.problems[0].mismatch, m) << c.problems[0].message;
+    EXPECT_NE(c.problems[0].message.find(words), std::string::npos) << c.problems[0].message;
+    for (const auto& p : c.problems) EXPECT_EQ(p.message.find("has SHA-256"), std::string::npos) << p.message;
+  }
+
+  const std::string predictions_ = "row,prediction\n0,1\n";
+  std::string model_, data_, prov_, pred_;
 };
 
 TEST_F(VerifySeal, ASealedProvenancePassesAndNamesItsInputs) {
@@ -172,7 +187,12 @@ TEST_F(VerifySeal, ModelAndDataGivenOnTheCommandLineMustHaveTheRecordedDigests) 
   EXPECT_TRUE(m.provenance_trusted);
   ASSERT_EQ(m.problems.size(), 1u);
   EXPECT_EQ(m.problems[0].mismatch, verify_mismatch::model_changed);
-  EXPECT_NE(m.problems[0].message.find("model " + other + " has SHA-256"), std::string::npos) << m.problems[0].message;
+  EXPECT_NE(
+      m.problems[0].message.find("model " + other + " differs from the recorded one (the provenance records SHA-256 " +
+                                 record().model_sha256.hex() + ")"),
+      std::string::npos)
+      << m.problems[0].message;
+  EXPECT_EQ(m.problems[0].message.find(sb::sha256_of(read(other)).digest.hex()), std::string::npos) << "its own digest";
   o = {};
   o.data_path = other;
   const verify_checks d = check(text, o);
@@ -200,6 +220,104 @@ TEST_F(VerifySeal, ARecordWithoutPathsAsksForThemInTheCallersWords) {
   o.model_path = model_;
   o.data_path = data_;
   EXPECT_TRUE(check(text, o).problems.empty());
+}
+
+// Issue 41, item 1: verify vouches for the predictions beside the provenance, so they must be the
+// file it was sealed for, by name and by digest. Rewritten predictions (999 on every row) and
+// another submission's sealed provenance put beside a team's predictions were both "reproduced".
+TEST_F(VerifySeal, RewrittenPredictionsAreRefusedBeforeAnythingRuns) {
+  const std::string text = sealed_provenance(record(), key_a);
+  write(pred_, "row,prediction\n0,999\n");
+  const verify_checks c = check(text);
+  EXPECT_TRUE(c.provenance_trusted);
+  expect_first(c, verify_mismatch::predictions_changed,
+               "predictions " + pred_ + " differs from the recorded one (the provenance records SHA-256 " +
+                   record().predictions_sha256.hex() + ")");
+  EXPECT_EQ(c.problems.size(), 1u) << "the model and data are the recorded ones";
+  std::filesystem::remove(pred_);
+  expect_first(check(text), verify_mismatch::predictions_changed, "predictions " + pred_ + ": No such file");
+  write(pred_, predictions_);
+  EXPECT_TRUE(check(text).problems.empty());
+  EXPECT_EQ(info(verify_mismatch::predictions_changed).exit_code, 19);
+  EXPECT_EQ(info(verify_mismatch::predictions_changed).name, "predictions_changed");
+}
+
+TEST_F(VerifySeal, AnotherSubmissionsProvenanceBesideThePredictionsIsRefused) {
+  // Sealed for other.csv, whose predictions are byte for byte the team's: the digest alone agrees,
+  // the name does not.
+  sb::provenance_record other = record();
+  other.predictions_path = dir_ + "/other.csv";
+  write(dir_ + "/other.csv", predictions_);
+  const verify_checks c = check(sealed_provenance(other, key_a));
+  expect_first(c, verify_mismatch::predictions_changed,
+               "predictions " + pred_ + ": the provenance beside them was sealed for " + dir_ + "/other.csv");
+  // Given by a relative path, the same file is still the one it was sealed for.
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  write(prov_, sealed_provenance(record(), key_a));
+  verify_options o;
+  o.provenance_path = "./sub/../pred.csv.sandbox.json";
+  std::filesystem::create_directory(dir_ + "/sub");
+  const verify_checks relative = check_provenance_and_inputs(o, key_a);
+  std::filesystem::current_path(cwd);
+  EXPECT_TRUE(relative.problems.empty()) << relative.problems[0].message;
+}
+
+TEST_F(VerifySeal, AProvenanceThatNamesNoPredictionsFileIsRefusedWithTheFix) {
+  sb::provenance_record older = record();
+  older.predictions_path.clear();
+  const verify_checks c = check(sealed_provenance(older, key_a));
+  expect_refused(c, "names no predictions file (sealed by an older plb-sandbox");
+  expect_refused(c, "re-score the run");
+}
+
+// Issue 41, item 2: every path verify opens refuses a symbolic link, every file is read no further
+// than it may be, and a file that is not the recorded one has its own digest never printed.
+TEST_F(VerifySeal, ALinkAtAnyRecordedPathIsRefusedAndNothingIsHashedThroughIt) {
+  const std::string text = sealed_provenance(record(), key_a);
+  const std::string shadow = sb::sha256_of(read("/etc/shadow")).digest.hex();
+  std::filesystem::rename(model_, model_ + ".orig");
+  ASSERT_EQ(::symlink("/etc/shadow", model_.c_str()), 0);
+  std::filesystem::rename(data_, data_ + ".orig");
+  ASSERT_EQ(::symlink("/proc/self/environ", data_.c_str()), 0);
+  // A 1 GiB sparse file behind the predictions: never read (its link is refused, and so would be its size).
+  std::filesystem::rename(pred_, pred_ + ".orig");
+  const std::string big = dir_ + "/big.csv";
+  write(big, "");
+  std::filesystem::resize_file(big, std::uintmax_t{1} << 30);
+  ASSERT_EQ(::symlink(big.c_str(), pred_.c_str()), 0);
+  const verify_checks c = check(text);
+  ASSERT_EQ(c.problems.size(), 3u);
+  const std::string link = "a symbolic link on its path is refused";
+  expect_first(c, verify_mismatch::predictions_changed, "predictions " + pred_ + ": " + link);
+  EXPECT_EQ(c.problems[1].message, "model " + model_ + ": " + link + " (name the file itself, not a link to it)");
+  EXPECT_EQ(c.problems[2].message, "data " + data_ + ": " + link + " (name the file itself, not a link to it)");
+  for (const auto& p : c.problems) EXPECT_EQ(p.message.find(shadow), std::string::npos) << p.message;
+  // The big file in the predictions' place itself: refused by its size, unread.
+  std::filesystem::remove(pred_);
+  std::filesystem::rename(big, pred_);
+  expect_first(check(text), verify_mismatch::predictions_changed, "differs from the recorded one (larger than its");
+  // The provenance itself behind a link.
+  std::filesystem::remove(pred_);
+  std::filesystem::rename(pred_ + ".orig", pred_);
+  write(dir_ + "/real.json", text);
+  std::filesystem::remove(prov_);
+  ASSERT_EQ(::symlink((dir_ + "/real.json").c_str(), prov_.c_str()), 0);
+  verify_options o;
+  o.provenance_path = prov_;
+  expect_refused(check_provenance_and_inputs(o, key_a), link);
+}
+
+TEST_F(VerifySeal, AModelOrDataLargerThanItMayBeDiffersUnread) {
+  const std::string text = sealed_provenance(record(), key_a);
+  std::filesystem::resize_file(model_, std::uintmax_t{9} << 20);  // over the 8 MiB script limit
+  write(data_, read(data_) + "3,4\n");                            // over the recorded size
+  const verify_checks c = check(text);
+  ASSERT_EQ(c.problems.size(), 2u);
+  expect_first(c, verify_mismatch::model_changed,
+               "model " + model_ + ": differs from the recorded one (larger than its 8 MiB script limit)");
+  EXPECT_EQ(c.problems[1].message,
+            "data " + data_ + ": differs from the recorded one (larger than its recorded 8 bytes)");
 }
 
 // verify's pure parts: comparing predictions files, choosing a fresh path, and its exit codes.
