@@ -49,7 +49,7 @@ late_ms() {
     --data "$work/data.csv" --feature a --task-type regression --seconds "$wall" --output "$work/out.csv" --json \
     2>/dev/null || true)
   verdict=$(jq -r .verdict <<<"$out")
-  [ "$verdict" = timeout ] || fail "verdict $verdict, expected timeout: $out"
+  [ "$verdict" = timeout ] || fail "verdict $verdict, expected timeout: $out" >&2  # out of $(...)
   seconds=$(jq -r .usage.wall_seconds <<<"$out")
   awk -v s="$seconds" -v w="$wall" 'BEGIN { printf "%d\n", (s - w) * 1000 + 0.5 }'
 }
@@ -69,8 +69,8 @@ spin_every_cpu() {
 
 # Prints the figures of N runs on one line, then their median and worst.
 measure() {
-  local label=$1 n=$2 figures=() i
-  for i in $(seq 1 "$n"); do figures+=("$(late_ms)"); done
+  local label=$1 n=$2 figures=()
+  for _ in $(seq 1 "$n"); do figures+=("$(late_ms)"); done
   printf '%-8s ms past the wall: %s; median %s, worst %s\n' "$label" "${figures[*]}" \
     "$(printf '%s\n' "${figures[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" \
     "$(printf '%s\n' "${figures[@]}" | sort -n | tail -n1)"
