@@ -211,6 +211,12 @@ if(TARGET plb-sandbox)
   plb_gvisor_test(NAME gvisor.fair_clock.start_past_its_allowance TIMEOUT 180 HOLDS
     COMMAND bash ${gvisor}/start_allowance.sh $<TARGET_FILE:plb-sandbox> ${examples})
 
+  # The kill on time under any load (watchdog_weight.hpp): runs time out while a sandbox of 60 busy
+  # processes spins every CPU, each killed within 1 s of its wall. SERIAL: it loads the host on
+  # purpose, and times the kill.
+  plb_gvisor_test(NAME gvisor.kill_on_time_under_load TIMEOUT 300 SERIAL
+    COMMAND bash ${gvisor}/kill_on_time.sh $<TARGET_FILE:plb-sandbox>)
+
   # The host-wide CPU allocator: more runs than CPUs at once, pinned to disjoint CPUs, the extra
   # one waiting. SERIAL: it needs every CPU free.
   plb_gvisor_test(NAME gvisor.cpu_pinning.disjoint TIMEOUT 120 SERIAL

@@ -593,7 +593,7 @@ TEST_F(Escape, InspectShowsEveryControl) {
   EXPECT_EQ(host.at("Memory").to_number<std::int64_t>(), 512ll << 20);
   EXPECT_EQ(host.at("MemorySwap").to_number<std::int64_t>(), 512ll << 20) << "swap must be off";
   EXPECT_EQ(host.at("NanoCpus").to_number<std::int64_t>(), 1'000'000'000);
-  EXPECT_EQ(host.at("PidsLimit").to_number<std::int64_t>(), 192) << "the spec's 64 guest processes + 128 host tasks";
+  EXPECT_EQ(host.at("PidsLimit").to_number<std::int64_t>(), 320) << "64 guest processes + 256 host tasks";
   using soft_hard = std::pair<std::int64_t, std::int64_t>;
   std::map<std::string, soft_hard> ulimits;
   for (const auto& u : host.at("Ulimits").as_array())

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // sandbox-score end to end on the real host: real Docker Engine, real runsc.
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <bit>
 #include <cmath>
@@ -13,6 +16,7 @@
 
 #include <boost/json.hpp>
 
+#include "plb/sandbox/runner.hpp"
 #include "plb/sandbox/verdict.hpp"
 #include "runner/host/runsc_identity.hpp"
 #include "sandbox_fixture.hpp"
@@ -45,7 +49,44 @@ void expect_accepted_release(const std::string& release) {
   EXPECT_GE(release, std::string(runner::min_runsc_release)) << "release: " << release;
 }
 
-class SandboxScore : public SandboxTest {};
+class SandboxScore : public SandboxTest {
+ protected:
+  // 64 guest processes scored at the default limits: the script forks 63 children, each and the
+  // parent then run BODY (one Python line; busy(S) spins for S seconds, all together from 10 s after
+  // the script's start), and the children exit
+  // together (the host task peak); it predicts 64 on each row. The provenance names the PID limit
+  // and gVisor's platform.
+  void expect_sixty_four_processes_succeed(const std::string& body, const std::vector<std::string>& extra = {}) {
+    const auto r = score_script(R"(import json, os, sys, time
+go = time.monotonic() + 10  # every child forked by then: a spinning sibling slows each fork
+def busy(seconds):
+    time.sleep(max(0, go - time.monotonic()))
+    while time.monotonic() < go + seconds:
+        pass
+rows = json.load(sys.stdin)["features"]
+kids = []
+for _ in range(63):
+    pid = os.fork()
+    if pid == 0:
+        )" + body + R"(
+        os._exit(0)
+    kids.append(pid)
+)" + body + R"(
+for pid in kids:
+    os.waitpid(pid, 0)
+print(json.dumps({"predictions": [float(len(kids) + 1) for _ in rows]}))
+)",
+                                extra);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(slurp(path("out.csv")), "row,prediction\n0,64\n1,64\n");
+    const auto prov = boost::json::parse(slurp(path("out.csv.sandbox.json"))).as_object();
+    EXPECT_EQ(prov.at("limits").at("pids_limit").to_number<std::uint64_t>(), 320u);
+    const std::string release(prov.at("runtime").at("release").as_string());
+    expect_accepted_release(release);
+    EXPECT_NE(prov.at("runtime").at("version").as_string().find(release), boost::json::string::npos);
+    EXPECT_EQ(prov.at("runtime").at("platform").as_string(), "systrap");
+  }
+};
 
 TEST_F(SandboxScore, SpecExampleScriptPredictsInInputOrder) {
   const auto script = write("model.py", spec_example);
@@ -110,7 +151,7 @@ TEST_F(SandboxScore, ExplainPrintsTheArgvAndRunsNothing) {
   for (const char* want :
        {"nothing was run", "1 rows x 2 features", "wall_seconds = 7 s", "memory_mib = 256 MiB", "    --runtime=runsc",
         "    --memory=256m", "    --memory-swap=256m", "    --network=none", "    /sandbox/model.py",
-        "runsc is gVisor       pass", "pids_limit = 192 host tasks", "    --pids-limit=192"})
+        "runsc is gVisor       pass", "pids_limit = 320 host tasks", "    --pids-limit=320"})
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   std::smatch release;
   ASSERT_TRUE(std::regex_search(r.out, release, std::regex("runsc release +pass +([0-9]+) on systrap"))) << r.out;
@@ -124,7 +165,7 @@ TEST_F(SandboxScore, ExplainPrintsTheArgvAndRunsNothing) {
   const auto e = boost::json::parse(j.out).as_object();
   const auto& argv = e.at("docker_argv").as_array();
   EXPECT_EQ(argv.at(0).as_string(), "/usr/bin/docker");
-  EXPECT_NE(std::find(argv.begin(), argv.end(), boost::json::value("--pids-limit=192")), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), boost::json::value("--pids-limit=320")), argv.end());
   // The run's CPU pinning is in the argv too (nothing else holds a CPU here), so a hand-made
   // `docker run` of this argv carries every control the run does.
   EXPECT_NE(std::find_if(argv.begin(), argv.end(),
@@ -142,29 +183,81 @@ TEST_F(SandboxScore, ExplainPrintsTheArgvAndRunsNothing) {
 }
 
 TEST_F(SandboxScore, SixtyFourProcessesAtOnceSucceedAtTheDefaultLimits) {
-  // The guest limit, all alive together and exiting together (the host task peak), inside the
-  // default --pids-limit of 192: the spec's budget holds on systrap. The provenance names it.
-  const auto r = score_script(R"(import json, os, sys, time
+  // The guest limit, all alive together and exiting together, inside the default --pids-limit.
+  expect_sixty_four_processes_succeed("time.sleep(2)");
+}
+
+TEST_F(SandboxScore, SixtyFourBusyProcessesSucceedAtTheDefaultLimits) {
+  // Issue 41 item 3: busy guest processes cost gVisor more host tasks than sleeping ones, and the
+  // count grows for over a minute (ci/bench/measure-pid-budget --busy): at the spec's 192, 60
+  // spinning children took gVisor past it within a minute (script_failed). All 64 spin for 90 s
+  // here, as long as the count takes to level off (about 80 s), inside the default limits.
+  expect_sixty_four_processes_succeed("busy(90)", {"--seconds", "180"});
+}
+
+// A field of /proc/self/status in kB (VmSize, VmPeak, VmHWM).
+std::uint64_t status_kib(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(field + ":")) return std::strtoull(line.c_str() + field.size() + 1, nullptr, 10);
+  return 0;
+}
+
+TEST_F(SandboxScore, TheLargestOutputCapIsHeldOnceUnderAnAddressSpaceLimit) {
+  // Issue 41 item 8: the tool held about four times the output cap at its peak (the kept stdout
+  // grown by doubling, copied at each step). A correct answer padded with whitespace to 250 MiB,
+  // inside the API's largest cap (256 MiB), scored by the API in a child whose address space is
+  // limited, once the run is under way (the docker client is already its own process by then), to
+  // what it holds at that moment plus 96 MiB: the cap must already be all the output costs.
+  const auto script = write("model.py", R"(import json, sys
 rows = json.load(sys.stdin)["features"]
-kids = []
-for _ in range(63):
-    pid = os.fork()
-    if pid == 0:
-        time.sleep(2)
-        os._exit(0)
-    kids.append(pid)
-for pid in kids:
-    os.waitpid(pid, 0)
-print(json.dumps({"predictions": [float(len(kids) + 1) for _ in rows]}))
+sys.stdout.write(json.dumps({"predictions": [1.5 for _ in rows]}))
+pad = " " * (1 << 20)
+for _ in range(250):
+    sys.stdout.write(pad)
+sys.stdout.write("\n")
 )");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(slurp(path("out.csv")), "row,prediction\n0,64\n1,64\n");
-  const auto prov = boost::json::parse(slurp(path("out.csv.sandbox.json"))).as_object();
-  EXPECT_EQ(prov.at("limits").at("pids_limit").to_number<std::uint64_t>(), 192u);
-  const std::string release(prov.at("runtime").at("release").as_string());
-  expect_accepted_release(release);
-  EXPECT_NE(prov.at("runtime").at("version").as_string().find(release), boost::json::string::npos);
-  EXPECT_EQ(prov.at("runtime").at("platform").as_string(), "systrap");
+  sandbox::scoring_request r;
+  r.model_path = script;
+  r.model_sha256 = sha256_file(script);
+  r.runtime_image = image_;
+  r.data_path = write("data.csv", "id,a,b\nr1,1,2\nr2,3,4\n");
+  r.features = {"a", "b"};
+  r.output_path = path("out.csv");
+  r.limits.output_mib = 256;
+  r.limits.wall_seconds = 120;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::uint64_t limit = 0;
+    sandbox::scoring_options o;
+    o.on_progress = [&limit](const sandbox::scoring_progress&) {
+      if (limit) return;
+      limit = (status_kib("VmSize") << 10) + (std::uint64_t{96} << 20);
+      const rlimit l{limit, RLIM_INFINITY};
+      ::setrlimit(RLIMIT_AS, &l);
+    };
+    const auto result = sandbox::score(r, o);
+    std::printf(
+        "peak: VmHWM %llu kB, VmPeak %llu kB at a 256 MiB cap; address-space limit %llu kB from the run's start\n",
+        static_cast<unsigned long long>(status_kib("VmHWM")), static_cast<unsigned long long>(status_kib("VmPeak")),
+        static_cast<unsigned long long>(limit >> 10));
+    if (!result) std::printf("%s: %s\n", std::string(sandbox::name(result.outcome)).c_str(), result.message.c_str());
+    std::fflush(stdout);
+    ::_exit(limit == 0 ? 2 : result ? 0 : 1);
+  }
+  int status = 0;
+  for (int waited = 0; ::waitpid(child, &status, WNOHANG) == 0; ++waited) {
+    if (waited == 3000) {  // 300 s
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      FAIL() << "the run did not end within 300 s";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: no progress was reported; 1: the run failed (its line above)";
+  EXPECT_EQ(slurp(path("out.csv")), "row,prediction\n0,1.5\n1,1.5\n");
 }
 
 TEST_F(SandboxScore, NumpyScriptWithIdColumnAndProbabilities) {

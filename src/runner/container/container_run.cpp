@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runner/container/container_run.hpp"
 
+#include "runner/container/watchdog_weight.hpp"
 #include "support/failure.hpp"
 #include "support/test_hold.hpp"
 
@@ -34,7 +35,12 @@ completed_run container_run::run(std::string_view stdin_data, cgroup_monitor& mo
   if (!client_) fail(sandbox::verdict::internal_error, "container_run::run before launch");
   completed_run done;
   launched_ = true;
-  done.outcome = client_->run(stdin_data, monitor, output_cap);
+  {
+    // The watchdog (this thread, and the killer thread it starts) outweighs the runs while they
+    // run: a kill lands on time however busy they are (watchdog_weight.hpp).
+    const watchdog_weight weight;
+    done.outcome = client_->run(stdin_data, monitor, output_cap);
+  }
   hold_at(hold_stage::reaped);
   done.daemon_lost = done.outcome.daemon_lost;
   try {

@@ -26,7 +26,11 @@ class output_drain {
   void set_cap(std::size_t cap_bytes) noexcept { cap_ = cap_bytes; }
 
   // Reads both pipes on their executor until each ends; the pipes must outlive the reads.
+  // What stdout may keep is allocated here, once: grown by doubling, the buffer was copied at each
+  // step and held its old half beside the new whole, 1.5 times the cap at its peak (384 MiB a run
+  // at the API's 256 MiB bound). Untouched pages cost no memory, so a short answer stays small.
   void start(boost::asio::readable_pipe& out, boost::asio::readable_pipe& err) {
+    stdout_.reserve(cap_);
     read(out, true);
     read(err, false);
   }

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "runner/container/reaper_calls.hpp"
+#include "runner/container/watchdog_weight.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "runner/state/state_dirs.hpp"
 #include "support/failure.hpp"
@@ -34,6 +35,7 @@ struct reaper_plan {
   std::int64_t window_ms = 0;            // bound + grace: how long the name is enforced after the tool is gone
   std::string log_path;                  // one line per problem, in the state directory
   std::string kill_stuck, remove_stuck;  // those lines, written before fork
+  std::string weight = watchdog_cgroup_file("/sys/fs/cgroup", "cgroup.procs");  // watchdog_weight.hpp
 };
 
 // The daemon confirmed a removal: 204 removed, 404 no such container (any more).
@@ -169,6 +171,8 @@ reaper::reaper(const std::string& socket_path, const std::string& container_name
     if (second != 0) ::_exit(second < 0 ? 1 : 0);
     // Named for `ps`: an operator sees a reaper, not a second copy of the run.
     ::prctl(PR_SET_NAME, "plb-sandbox-rip", 0, 0, 0);
+    // It outweighs the runs for its life, where the host has the watchdogs' cgroup (cpu only).
+    (void)join_cgroup_file(plan.weight.c_str());
     // Only the pipe's read end survives, as descriptor 3: no lock, socket or output of the tool's.
     const int null = ::open("/dev/null", O_RDWR);
     for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);

@@ -26,9 +26,14 @@ void check_limits(const sandbox::SandboxLimits& limits, const field_names& names
   // The same validate() the core's builder applies: a caller's limits are bounded the same way.
   if (const auto v = sandbox::validate(limits)) {
     const auto& i = sandbox::info(v->field);
+    // Within the table's bounds but under the least the guest limit sets (limits.hpp, busy_processes_fit).
+    const std::string why = v->min() > i.min
+                                ? ", so that " + names.limit(sandbox::limit_field::guest_processes) + " = " +
+                                      std::to_string(limits.guest_processes) + " can all run busy in gVisor"
+                                : "";
     fail(verdict::usage_error, names.limit(v->field) + " = " + std::to_string(v->value) + " " + std::string(i.unit) +
-                                   ": outside its bounds (" + std::to_string(i.min) + " to " + std::to_string(i.max) +
-                                   ")");
+                                   ": outside its bounds (" + std::to_string(v->min()) + " to " +
+                                   std::to_string(v->max()) + why + ")");
   }
   // Across fields: the CPUs the run is pinned to size the guest's thread pools (limits.hpp).
   if (!sandbox::guest_threads_fit(limits)) {

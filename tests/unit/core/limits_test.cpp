@@ -15,6 +15,9 @@ TEST(Limits, DefaultsAreTheSpecs) {
   EXPECT_EQ(l.memory_mib, 512u);
   EXPECT_EQ(l.cpu_millicores, 1000u);
   EXPECT_EQ(l.guest_processes, 64u);
+  // Issue 41 item 3: the spec's 128 held 64 sleeping guest processes, not 64 busy ones.
+  EXPECT_EQ(l.host_runtime_tasks, 256u);
+  EXPECT_EQ(sb::pids_limit(l), 320u);
   EXPECT_EQ(l.scratch_mib, 16u);
   EXPECT_EQ(l.output_mib, 4u);
   EXPECT_EQ(l.input_values, 1'000'000u);
@@ -36,12 +39,21 @@ TEST(Limits, TableIsInEnumOrderAndNamesItsMember) {
   }
 }
 
+// Limits with one field at V and the others at their defaults, except the two the busy rule ties
+// together: at a bound of one, the other is where the bound can hold (the fewest guest processes
+// for the least host allowance, the most host allowance for the most guest processes).
+sb::SandboxLimits with(const sb::limit_info& info, std::uint64_t v) {
+  sb::SandboxLimits l;
+  l.*(info.member) = v;
+  if (info.field == sb::limit_field::host_runtime_tasks) l.guest_processes = 4;
+  if (info.field == sb::limit_field::guest_processes) l.host_runtime_tasks = 8192;
+  return l;
+}
+
 TEST(Limits, EveryFieldIsHeldToItsBounds) {
   for (const auto& info : sb::limit_table) {
     for (std::uint64_t v : {info.min, info.max}) {
-      sb::SandboxLimits l;
-      l.*(info.member) = v;
-      EXPECT_FALSE(sb::validate(l).has_value()) << info.name << "=" << v;
+      EXPECT_FALSE(sb::validate(with(info, v)).has_value()) << info.name << "=" << v;
     }
     for (std::uint64_t v : {std::uint64_t{0}, info.min - 1, info.max + 1, UINT64_MAX}) {
       if (v >= info.min && v <= info.max) continue;
@@ -64,6 +76,50 @@ TEST(Limits, FirstViolationInTableOrderIsReported) {
   const auto bad = sb::validate(l);
   ASSERT_TRUE(bad.has_value());
   EXPECT_EQ(bad->field, sb::limit_field::memory_mib);
+}
+
+// Issue 41 item 3: 60 busy guest processes, inside the guest limit, took gVisor past the 192 host
+// tasks of the PID cgroup and the sandbox died (script_failed). Limits whose PID cgroup cannot hold
+// every guest process busy (4 host tasks each, plus the idle sandbox's 32) are refused, naming the
+// host allowance and the least it may be.
+TEST(Limits, TheHostAllowanceMustHoldEveryGuestProcessBusy) {
+  sb::SandboxLimits l;
+  EXPECT_EQ(sb::busy_host_tasks(l), 4u * 64 + 32);
+  l.host_runtime_tasks = 4 * 64 + 32 - 64;  // exactly enough: 288 in all
+  EXPECT_FALSE(sb::validate(l).has_value());
+  l.host_runtime_tasks -= 1;  // one short
+  auto bad = sb::validate(l);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->field, sb::limit_field::host_runtime_tasks);
+  EXPECT_EQ(bad->value, 223u);
+  EXPECT_EQ(bad->min(), 224u);
+  EXPECT_EQ(bad->max(), 8192u);
+  l.host_runtime_tasks = 128;  // the spec's 128: 192 in all, which 64 busy processes overran
+  EXPECT_TRUE(sb::validate(l).has_value());
+  // The rule follows the guest limit: fewer guest processes need less.
+  l.guest_processes = 24;  // 24 busy need 128 in all
+  l.host_runtime_tasks = 104;
+  EXPECT_FALSE(sb::validate(l).has_value());
+  l.host_runtime_tasks = 103;
+  bad = sb::validate(l);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->min(), 104u);
+  // At the guest limit's bounds: the fewest need less than the table's least allowance, so the
+  // table's 64 is the floor; the most need 4,128 in all.
+  l.guest_processes = 4;
+  l.host_runtime_tasks = 64;
+  EXPECT_FALSE(sb::validate(l).has_value());
+  l.guest_processes = 1024;
+  l.host_runtime_tasks = 4 * 1024 + 32 - 1024;
+  EXPECT_FALSE(sb::validate(l).has_value());
+  l.host_runtime_tasks -= 1;
+  bad = sb::validate(l);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->min(), 3104u);
+  // A field outside its own bounds is reported first, with the table's least.
+  l.memory_mib = 1;
+  EXPECT_EQ(sb::validate(l)->field, sb::limit_field::memory_mib);
+  EXPECT_EQ(sb::validate(l)->min(), 64u);
 }
 
 TEST(Limits, PidsLimitAddsTheRuntimeAllowance) {

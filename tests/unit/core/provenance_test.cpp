@@ -35,8 +35,8 @@ TEST(Provenance, RendersEveryFieldAsJson) {
   EXPECT_EQ(v.at("runtime").at("release").as_string(), "20240729");
   EXPECT_EQ(v.at("runtime").at("platform").as_string(), "systrap");
   EXPECT_EQ(v.at("limits").at("wall_seconds").to_number<std::uint64_t>(), 12u);
-  // Only wall_seconds was changed: the spec's 64 guest processes + 128 host runtime tasks.
-  EXPECT_EQ(v.at("limits").at("pids_limit").to_number<std::uint64_t>(), 192u);
+  // Only wall_seconds was changed: 64 guest processes + 256 host runtime tasks.
+  EXPECT_EQ(v.at("limits").at("pids_limit").to_number<std::uint64_t>(), 320u);
   EXPECT_EQ(v.at("limits").as_object().size(), sb::limit_table.size() + 1);
   EXPECT_EQ(v.at("task_type").as_string(), "binary-classification");
   EXPECT_EQ(v.at("features").as_array().at(1).as_string(), "b \"quoted\"\n");

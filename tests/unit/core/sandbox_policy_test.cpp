@@ -48,7 +48,7 @@ TEST(ContainerSpec, DefaultArgvInFull) {
       "--memory-swap=512m",
       "--cpus=1",
       "--cpuset-cpus=0",
-      "--pids-limit=192",
+      "--pids-limit=320",
       "--ulimit=nproc=64:64",
       "--ulimit=nofile=256:256",
       "--ulimit=fsize=16777216:16777216",
@@ -143,6 +143,7 @@ TEST(ContainerSpec, ACpusetWiderThanTheCpuLimitIsRefused) {
   EXPECT_EQ(base().limits(l).cpuset("0-2").build().error, E::cpuset_too_wide);
   l.cpu_millicores = 64000;  // a 64-CPU run on a 4096-CPU host: 64 of them, not the host's
   l.guest_processes = 1024;
+  l.host_runtime_tasks = 8192;  // room for 1024 busy guest processes
   EXPECT_TRUE(base().limits(l).cpuset("0-63").build());
   EXPECT_EQ(base().limits(l).cpuset("0-64").build().error, E::cpuset_too_wide);
   EXPECT_EQ(base().limits(l).cpuset("0-4095").build().error, E::cpuset_too_wide);

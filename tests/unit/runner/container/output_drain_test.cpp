@@ -67,6 +67,17 @@ TEST(OutputDrain, UnderTheCapStdoutIsKeptAndStderrDropped) {
   EXPECT_EQ(d.child_status, 0);
 }
 
+// Issue 41 item 8: grown by doubling, the kept stdout was copied at each step and held its old half
+// beside the new whole (384 MiB at the API's 256 MiB cap). It is allocated once, at the cap.
+TEST(OutputDrain, StdoutIsAllocatedOnceAtTheCapNeverGrownByCopies) {
+  std::string out;
+  for (int i = 0; i < 20000; ++i) out += std::to_string(i) + "\n";
+  const drained d = drain(1 << 20, out, "");
+  EXPECT_EQ(d.out, out);
+  EXPECT_GE(d.out.capacity(), std::size_t{1} << 20);
+  EXPECT_LT(d.out.capacity(), (std::size_t{1} << 20) + 4096);
+}
+
 TEST(OutputDrain, StderrCountsAgainstTheSameCap) {
   const drained d = drain(1000, std::string(600, 'o'), std::string(600, 'e'));
   EXPECT_TRUE(d.exceeded);

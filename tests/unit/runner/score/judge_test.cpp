@@ -258,7 +258,7 @@ const judge_case cases[] = {
        exit_with(d, 2);
        d.outcome.usage.pids_limit_hits = 1;
      },
-     verdict::script_failed, "host task limit (192)"},
+     verdict::script_failed, "host task limit (320)"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Table, Judge, ::testing::ValuesIn(cases),

@@ -64,6 +64,9 @@ TEST_F(RequestChecks, EachBadFieldIsNamed) {
       {[](auto& r) { r.limits.wall_seconds = 0; }, "limits.wall_seconds = 0 s: outside its bounds (1 to 3600)"},
       {[](auto& r) { r.limits.memory_mib = 65537; }, "limits.memory_mib = 65537 MiB"},
       {[](auto& r) { r.limits.output_mib = 257; }, "limits.output_mib = 257"},
+      {[](auto& r) { r.limits.host_runtime_tasks = 128; },  // the spec's 128: 64 busy processes overran it
+       "limits.host_runtime_tasks = 128 host tasks: outside its bounds (224 to 8192, so that "
+       "limits.guest_processes = 64 can all run busy in gVisor)"},
       {[](auto& r) { r.limits.cpu_millicores = 32000; },  // each field within its bounds, not together
        "limits.cpu_millicores = 32000 pins the run to 32 CPUs, whose thread pools need 65 guest processes: "
        "more than limits.guest_processes = 64 (raise it to 65, or lower the CPU limit)"},
