@@ -41,7 +41,8 @@ struct report_row {
   std::optional<std::uint64_t> wall_limit, memory_limit_mib;
   std::string node;
   std::string predictions_sha256;
-  bool provenance = false;  // `<id>.csv.sandbox.json` is there to link to
+  bool provenance = false;   // `<id>.csv.sandbox.json` is there to link to
+  bool diagnostics = false;  // `<id>.stderr` is there (--keep-stderr): named, never read or linked
 };
 
 struct report_verify_row {
