@@ -149,6 +149,11 @@ if(TARGET plb-sandbox)
     plb_gvisor_test(NAME gvisor.verify.${case} LABELS verify
       COMMAND bash ${gvisor}/verify.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
   endforeach()
+  # --keep-stderr: the operator's diagnostics file for sandbox-score and batch; the default run unchanged.
+  foreach(case sandbox_score default_unchanged batch)
+    plb_gvisor_test(NAME gvisor.keep_stderr.${case} LABELS batch
+      COMMAND bash ${gvisor}/keep_stderr.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
+  endforeach()
   # The report of a real batch in headless Chromium: a row per line, the counts, sorting; a screenshot.
   plb_gvisor_test(NAME gvisor.report.chromium LABELS batch
     COMMAND bash ${gvisor}/report_chromium.sh $<TARGET_FILE:plb-sandbox> chromium ${examples}

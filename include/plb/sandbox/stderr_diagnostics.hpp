@@ -128,7 +128,7 @@ inline std::string render_diagnostics(const stderr_tail& tail, std::string_view 
   out += verdict_name;
   out += "; ";
   out += std::to_string(tail.seen());
-  out += " bytes of stderr arrived, the last ";
+  out += " bytes of stderr arrived within the output cap, the last ";
   out += std::to_string(kept.size());
   out += " shown; bytes outside printable ASCII as \\xNN, long lines wrapped with a trailing \\\n";
   out += escape_diagnostics(kept);

@@ -83,7 +83,8 @@ TEST(RenderDiagnostics, TheHeaderSaysHowMuchArrivedAndIsShownThenTheEscapedTail)
   stderr_tail t(5);
   t.append("hello\x1b world", 12);
   const std::string text = render_diagnostics(t, "script_failed", "2026-01-02T03:04:05Z");
-  EXPECT_NE(text.find("# run started 2026-01-02T03:04:05Z, verdict script_failed; 12 bytes of stderr arrived, "
+  EXPECT_NE(text.find("# run started 2026-01-02T03:04:05Z, verdict script_failed; 12 bytes of stderr arrived within "
+                      "the output cap, "
                       "the last 5 shown"),
             std::string::npos)
       << text;
@@ -95,7 +96,7 @@ TEST(RenderDiagnostics, TheHeaderSaysHowMuchArrivedAndIsShownThenTheEscapedTail)
 TEST(RenderDiagnostics, NothingWrittenIsStillAFileThatSaysSo) {
   const stderr_tail t(16);
   const std::string text = render_diagnostics(t, "timeout", "t");
-  EXPECT_NE(text.find("0 bytes of stderr arrived, the last 0 shown"), std::string::npos);
+  EXPECT_NE(text.find("0 bytes of stderr arrived within the output cap, the last 0 shown"), std::string::npos);
   EXPECT_EQ(text.back(), '\n');
 }
 
