@@ -3,8 +3,9 @@
 // or on the workers of a queued backend such as Slurm (slurm/; backend.hpp). Every run is exactly
 // a sandbox-score run; the batch adds a plan, per-line records, resume and a summary.
 //
-// The output directory holds, per line, `<id>.csv` and `<id>.csv.sandbox.json` (a success) and
-// `<id>.result.json` (every verdict: the record resume and the summary read), and for the batch
+// The output directory holds, per line, `<id>.csv` and `<id>.csv.sandbox.json` (a success),
+// `<id>.result.json` (every verdict: the record resume and the summary read) and, with
+// --keep-stderr, `<id>.stderr` (the operator's diagnostics file, never read by the tool), and for the batch
 // `batch-summary.csv` and `batch-summary.json`, replaced atomically as runs finish. IDs cannot
 // collide with each other's files or the batch's (batch_manifest.hpp).
 #pragma once
@@ -47,6 +48,7 @@ struct batch_config {
   std::string output_dir;     // absolute
   batch_defaults defaults;
   retry_policy retry = retry_policy::none;
+  bool keep_stderr = false;  // --keep-stderr: each line's <id>.stderr for the operator (off: the spec's run)
 };
 
 // One manifest line, resolved against the defaults: exactly the request sandbox-score would get.
@@ -76,6 +78,8 @@ class batch_plan {
   const std::string& runtime_image(std::size_t i) const { return images_[rows_.at(i).image]; }
   // The lines' data files, each once: data_index(i) is line i's among data_files().
   const std::vector<std::string>& data_files() const noexcept { return data_; }
+  // --keep-stderr: every line's request asks for its diagnostics file, <id>.stderr beside <id>.csv.
+  void keep_stderr(bool keep) noexcept { keep_stderr_ = keep; }
   std::size_t data_index(std::size_t i) const { return rows_.at(i).data; }
 
   // Room for `lines` more lines holding about `text_bytes` of their own text: no growth by doubling.
@@ -106,6 +110,7 @@ class batch_plan {
   struct lookups;
   std::shared_ptr<lookups> lookups_;  // add()'s interning; null once sealed
   std::vector<std::uint32_t> by_id_;  // the lines in ID order, once sealed
+  bool keep_stderr_ = false;
 };
 
 // Reads and checks the manifest and every line's request, before anything runs. Relative paths

@@ -38,6 +38,9 @@ line_outcome run_line(const batch_item& item, const run_hooks& hooks, const outp
   // whose outputs were moved away) goes first: a stopped retry must not leave the old verdict
   // standing as if it were this run's.
   ::unlinkat(dir.fd.get(), record_name(item.id).c_str(), 0);
+  // So does an earlier diagnostics file of the line (--keep-stderr): it said why that run ended, not
+  // this one, and must not stand beside this run's record (the report names it) with or without the flag.
+  ::unlinkat(dir.fd.get(), diagnostics_name(item.id).c_str(), 0);
   run_hooks with_origin = hooks;  // the provenance names the node and worker too
   with_origin.node = origin.node;
   with_origin.worker = origin.worker;

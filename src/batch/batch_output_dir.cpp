@@ -40,6 +40,7 @@ unique_fd open_output_subdir(int dir_fd, const std::string& dir, const std::stri
 
 std::string csv_name(const std::string& id) { return id + ".csv"; }
 std::string provenance_name(const std::string& id) { return id + ".csv.sandbox.json"; }
+std::string diagnostics_name(const std::string& id) { return id + ".stderr"; }
 std::string record_name(const std::string& id) { return id + ".result.json"; }
 
 }  // namespace plb::batch

@@ -38,5 +38,6 @@ unique_fd open_output_subdir(int dir_fd, const std::string& dir, const std::stri
 std::string csv_name(const std::string& id);
 std::string provenance_name(const std::string& id);
 std::string record_name(const std::string& id);
+std::string diagnostics_name(const std::string& id);  // <id>.stderr (--keep-stderr): never read by the tool
 
 }  // namespace plb::batch

@@ -171,6 +171,7 @@ batch_plan plan_batch(const batch_config& config) {
     plan.add(e.line, e.id, request);
   });
   plan.seal();
+  plan.keep_stderr(config.keep_stderr);
   return plan;
 }
 

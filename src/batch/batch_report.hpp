@@ -41,7 +41,8 @@ struct report_row {
   std::optional<std::uint64_t> wall_limit, memory_limit_mib;
   std::string node;
   std::string predictions_sha256;
-  bool provenance = false;  // `<id>.csv.sandbox.json` is there to link to
+  bool provenance = false;   // `<id>.csv.sandbox.json` is there to link to
+  bool diagnostics = false;  // `<id>.stderr` is there (--keep-stderr): named, never read or linked
 };
 
 struct report_verify_row {
@@ -64,6 +65,19 @@ struct report_input {
   std::vector<report_verify_row> verify;
   std::string verify_note;  // how the verified lines were chosen (column or seed)
 };
+
+// A chart's value axis, chosen for the data rather than the limit: ticks every `step` from 0 to
+// `top` (a 1, 2, 2.5 or 5 times a power of ten; at most 5 steps), with room for the highest
+// value. The limit is drawn as a marked line when it is in range (the highest value is at least
+// half of it: then the top holds it too); otherwise it is said in the caption, and bars of a few
+// percent of a far limit still fill the chart.
+struct chart_scale {
+  double top = 1;
+  double step = 0.25;
+  bool limit_in_range = false;
+  friend bool operator==(const chart_scale&, const chart_scale&) = default;
+};
+chart_scale choose_scale(double highest, std::optional<double> limit);
 
 // Text made safe for HTML text and attribute values: & < > " ' as entities, and every byte outside
 // printable ASCII as \xNN (so no control byte, no invalid UTF-8 and no bidi override reaches it).

@@ -42,7 +42,8 @@ constexpr std::string_view style =
     ".sw{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:middle}"
     ".charts{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0}figcaption{font-size:.9em}"
     ".axis{stroke:#888}.limit{stroke:#c00;stroke-dasharray:4 3}.tick{font-size:10px;fill:#555}"
-    ".note{color:#555}dl{display:grid;grid-template-columns:max-content auto;gap:2px 1em}dd{margin:0}";
+    ".note{color:#555}.diag{font-family:monospace;background:#fff3cd;padding:0 "
+    ".3em}dl{display:grid;grid-template-columns:max-content auto;gap:2px 1em}dd{margin:0}";
 
 // Sorting by any column (numbers by value, blanks last) and paging, for a page that works without it.
 constexpr std::string_view script =
@@ -112,11 +113,17 @@ std::string row_html(const report_row& r) {
   // A link only for a manifest ID ([A-Za-z0-9._-]): never a scheme, a path or a query, whatever the row holds.
   if (r.provenance && sandbox::is_valid_batch_id(r.id)) {
     const std::string href = html_escape(cat({r.id, ".csv.sandbox.json"}));
-    s += cat({"<td><a href=\"", href, "\">provenance</a></td>"});
+    s += cat({"<td><a href=\"", href, "\">provenance</a>"});
   } else {
-    s += "<td></td>";
+    s += "<td>";
   }
-  return s.append("</tr>\n");
+  // The operator's diagnostics file is named, never linked or read: what it holds is not the page's.
+  if (r.diagnostics && sandbox::is_valid_batch_id(r.id))
+    s += cat({r.provenance ? " " : "",
+              "<span class=\"diag\" title=\"the script's stderr tail, for the operator only: "
+              "review it before passing anything of it on\">",
+              html_escape(cat({r.id, ".stderr"})), "</span>"});
+  return s.append("</td></tr>\n");
 }
 
 std::string joined(const std::vector<std::string>& values, std::string_view none) {

@@ -58,14 +58,22 @@ std::string empty_chart(std::string s) {
   return s.append("<text x=\"50\" y=\"80\" class=\"tick\">no figures yet</text></svg></figure>");
 }
 
-std::string axis(double y_max, std::string_view unit) {
+// Digits after the point that show `step`'s multiples exactly (0.25 needs 2).
+int decimals_of(double step) {
+  for (int d = 0; d < 3; ++d)
+    if (std::fabs(step * std::pow(10.0, d) - std::round(step * std::pow(10.0, d))) < 1e-6) return d;
+  return 3;
+}
+
+std::string axis(const chart_scale& scale, std::string_view unit) {
   const std::string base = num(top + chart_height, 0);
   std::string s = cat({"<line x1=\"", num(left, 0), "\" y1=\"", base, "\" x2=\"", num(chart_width, 0), "\" y2=\"", base,
                        "\" class=\"axis\"/>"});
-  for (int k = 0; k <= 2; ++k) {
-    const double y = top + chart_height - chart_height * k / 2.0;
+  const int steps = static_cast<int>(std::lround(scale.top / scale.step)), decimals = decimals_of(scale.step);
+  for (int k = 0; k <= steps; ++k) {
+    const double y = top + chart_height - chart_height * k / static_cast<double>(steps);
     s += cat({"<text x=\"2\" y=\"", num(y + 4, 0), "\" class=\"tick\">",
-              html_escape(cat({num(y_max * k / 2.0, 1), unit})), "</text>"});
+              html_escape(cat({num(scale.step * k, decimals), unit})), "</text>"});
   }
   return s;
 }
@@ -75,21 +83,35 @@ std::string rect(double x, double y, double w, double h, std::string_view state,
               num(h, 2), "\" fill=\"", state_colour(state), "\"><title>", html_escape(tip), "</title></rect>"});
 }
 
-std::string bar_chart(const std::string& label, const std::vector<bar>& bars, double y_max, std::string_view unit,
-                      std::optional<double> reference) {
-  std::string s = svg_open(label);
+// The lines' limit: their common one, or the lowest where they differ (`differ` says so).
+struct chart_limit {
+  std::optional<double> value;
+  bool differ = false;
+};
+std::string bar_chart(const std::string& label, const std::vector<bar>& bars, std::string_view unit,
+                      const chart_limit& limits = {}) {
+  const std::optional<double> limit = limits.value;
+  const std::string_view which = limits.differ ? "the lowest of the lines' limits, " : "the limit, ";
+  double highest = 0;
+  for (const auto& b : bars) highest = std::max(highest, b.value);
+  const chart_scale scale = choose_scale(highest, limit);
+  std::string caption = label;
+  if (limit && scale.limit_in_range) caption += cat({"; the dashed line is ", which, num(*limit, 0), unit});
+  if (limit && !scale.limit_in_range)
+    caption += cat({"; ", which, num(*limit, 0), unit, ", is off this scale (the highest is ",
+                    num(highest, decimals_of(scale.step) + 1), unit, ")"});
+  std::string s = svg_open(caption);
   if (bars.empty()) return empty_chart(std::move(s));
-  y_max = std::max(y_max, 1e-9);
-  s += axis(y_max, unit);
+  s += axis(scale, unit);
   const double w = std::min(max_bar, (chart_width - left) / static_cast<double>(bars.size()));
   for (std::size_t i = 0; i < bars.size(); ++i) {
-    const double h = std::min(bars[i].value, y_max) / y_max * chart_height;
+    const double h = std::min(bars[i].value, scale.top) / scale.top * chart_height;
     s += rect(left + w * static_cast<double>(i), top + chart_height - h, w - 1, h, bars[i].state, bars[i].tip);
   }
-  if (reference) {
-    const std::string y = num(top + chart_height - std::min(*reference, y_max) / y_max * chart_height, 2);
+  if (limit && scale.limit_in_range) {
+    const std::string y = num(top + chart_height - std::min(*limit, scale.top) / scale.top * chart_height, 2);
     s += cat({"<line x1=\"", num(left, 0), "\" y1=\"", y, "\" x2=\"", num(chart_width, 0), "\" y2=\"", y,
-              "\" class=\"limit\"/>"});
+              "\" class=\"limit\"><title>", html_escape(cat({"limit ", num(*limit, 0), unit})), "</title></line>"});
   }
   return s.append("</svg></figure>");
 }
@@ -124,7 +146,7 @@ std::string histogram(const std::vector<report_row>& rows) {
     for (const auto& p : bin) n += p.second;
     tallest = std::max(tallest, n);
   }
-  s += axis(static_cast<double>(tallest), "");
+  s += axis(chart_scale{static_cast<double>(tallest), static_cast<double>(tallest) / 2, false}, "");
   const double w = (chart_width - left) / histogram_bins, step = hi / histogram_bins;
   for (std::size_t k = 0; k < histogram_bins; ++k) {
     double y = top + chart_height;
@@ -142,34 +164,50 @@ std::string histogram(const std::vector<report_row>& rows) {
            num(chart_width - 60, 0), "\" y=\"", below, "\" class=\"tick\">", num(hi, 2), " s</text></svg></figure>"}));
 }
 
-double top_of(const std::vector<bar>& bars, double floor) {
-  for (const auto& b : bars) floor = std::max(floor, b.value);
-  return floor;
+chart_limit limit_of(const std::vector<report_row>& rows, std::optional<std::uint64_t> report_row::*field) {
+  chart_limit l;
+  for (const auto& r : rows) {
+    if (!(r.*field) || *(r.*field) == 0) continue;
+    const auto v = static_cast<double>(*(r.*field));
+    l.differ |= l.value && *l.value != v;
+    l.value = std::min(l.value.value_or(v), v);
+  }
+  return l;
 }
 
 }  // namespace
 
+chart_scale choose_scale(double highest, std::optional<double> limit) {
+  if (!std::isfinite(highest) || highest < 0) highest = 0;
+  chart_scale scale;
+  scale.limit_in_range = limit && std::isfinite(*limit) && *limit > 0 && highest >= *limit / 2;
+  const double reach = std::max(scale.limit_in_range ? std::max(highest, *limit) : highest, 1e-3) * 1.05;
+  // The smallest of 1, 2, 2.5 and 5 times a power of ten that covers the reach in at most 4 steps.
+  const double power = std::pow(10.0, std::floor(std::log10(reach / 4)));
+  for (const double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    scale.step = m * power;
+    if (scale.step * 4 >= reach) break;
+  }
+  scale.top = std::ceil(reach / scale.step - 1e-9) * scale.step;
+  return scale;
+}
+
 std::string render_charts(const report_input& in) {
-  const auto wall_share = [](const report_row& r) -> std::optional<double> {
-    if (!r.wall || !r.wall_limit || *r.wall_limit == 0) return std::nullopt;
-    return *r.wall / static_cast<double>(*r.wall_limit) * 100;
-  };
+  const auto wall = [](const report_row& r) { return r.wall; };
   const auto cpu = [](const report_row& r) { return r.cpu; };
-  const auto memory_share = [](const report_row& r) -> std::optional<double> {
-    if (!r.memory_peak || !r.memory_limit_mib || *r.memory_limit_mib == 0) return std::nullopt;
-    return static_cast<double>(*r.memory_peak) / (static_cast<double>(*r.memory_limit_mib) * 1048576.0) * 100;
+  const auto memory = [](const report_row& r) -> std::optional<double> {
+    if (!r.memory_peak) return std::nullopt;
+    return static_cast<double>(*r.memory_peak) / 1048576.0;
   };
-  const auto walls = bars_of(in.rows, wall_share, " % of its wall limit");
+  const auto walls = bars_of(in.rows, wall, " s");
   const auto cpus = bars_of(in.rows, cpu, " s of CPU");
-  const auto memory = bars_of(in.rows, memory_share, " % of its memory limit");
+  const auto memories = bars_of(in.rows, memory, " MiB");
   const std::string per =
       in.rows.size() > report_chart_bars ? ", a bar per group of lines (its highest)" : ", a bar per submission";
   std::string s = "<section class=\"charts\">";
-  s += bar_chart(cat({"the script's own wall time against its wall limit (%; the line is the limit)", per}), walls,
-                 top_of(walls, 100), "%", 100.0);
-  s += bar_chart(cat({"CPU time (s)", per}), cpus, top_of(cpus, 0.001), "s", std::nullopt);
-  s += bar_chart(cat({"peak memory against its memory limit (%; the line is the limit)", per}), memory,
-                 top_of(memory, 100), "%", 100.0);
+  s += bar_chart(cat({"the script's own wall time (s)", per}), walls, " s", limit_of(in.rows, &report_row::wall_limit));
+  s += bar_chart(cat({"CPU time (s)", per}), cpus, " s");
+  s += bar_chart(cat({"peak memory (MiB)", per}), memories, " MiB", limit_of(in.rows, &report_row::memory_limit_mib));
   s += histogram(in.rows);
   return s.append("</section>");
 }

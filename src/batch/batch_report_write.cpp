@@ -163,7 +163,10 @@ std::string write_batch_report(const std::string& dir) {
       ::fstat(summary->get(), &st) == 0
           ? std::min<std::size_t>(static_cast<std::size_t>(st.st_size), max_summary_bytes) / 200
           : 0;
-  const report_input input = report_input_from(dir, read_some, verify, provenance, rows_at_most);
+  report_input input = report_input_from(dir, read_some, verify, provenance, rows_at_most);
+  // A line's diagnostics file is named on the page, never read: its presence is all the report says.
+  for (report_row& r : input.rows)
+    r.diagnostics = probe_entry(fd.get(), cat({r.id, ".stderr"}), owner).kind == entry_kind::own_file;
   // Replaced when it is the tool's own file; anything else at the name stays as it is.
   if (const auto e = probe_entry(fd.get(), report_name, owner); e.kind == entry_kind::other)
     fail(sandbox::verdict::usage_error,

@@ -160,6 +160,10 @@ batch_item batch_plan::item(std::size_t i) const {
   r.output_path = outputs_[w.output];
   if (w.output_is_dir) r.output_path.append(item.id).append(".csv");
   r.limits = limits_[w.limits];
+  if (keep_stderr_) {  // <id>.stderr: r.output_path is the directory's <id>.csv
+    r.keep_stderr = true;
+    r.stderr_path = r.output_path.substr(0, r.output_path.size() - 4) + ".stderr";
+  }
   return item;
 }
 

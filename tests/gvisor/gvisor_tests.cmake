@@ -79,7 +79,7 @@ plb_gvisor_test(NAME gvisor.smoke.guest_kernel_is_gvisor COMMAND bash ${gvisor}/
 if(TARGET plb-sandbox)
   # Real-host tests drive the built binary: every sandbox-score verdict, what must hold when the
   # tool dies or its inputs are hostile, and the escape and fault tests, one ctest case per control.
-  foreach(suite sandbox_score hardening escape engine_client)
+  foreach(suite sandbox_score hardening escape engine_client keep_stderr_api)
     add_executable(${suite}_test integration/${suite}_test.cpp)
     target_include_directories(${suite}_test PRIVATE integration)
     target_compile_definitions(${suite}_test PRIVATE PLB_SANDBOX_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
@@ -87,6 +87,7 @@ if(TARGET plb-sandbox)
   endforeach()
   plb_gvisor_gtests(sandbox_score_test)
   plb_gvisor_gtests(engine_client_test)
+  plb_gvisor_gtests(keep_stderr_api_test)  # the runner API's --keep-stderr (score, score_in_memory)
   plb_gvisor_gtests(hardening_test
     SERIAL
       # SIGKILLs the tool and leaves its run directory for its own sweep to find.
@@ -148,6 +149,11 @@ if(TARGET plb-sandbox)
       predictions_changed symlinks not_root)
     plb_gvisor_test(NAME gvisor.verify.${case} LABELS verify
       COMMAND bash ${gvisor}/verify.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
+  endforeach()
+  # --keep-stderr: the operator's diagnostics file for sandbox-score and batch; the default run unchanged.
+  foreach(case sandbox_score default_unchanged batch)
+    plb_gvisor_test(NAME gvisor.keep_stderr.${case} LABELS batch
+      COMMAND bash ${gvisor}/keep_stderr.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
   endforeach()
   # The report of a real batch in headless Chromium: a row per line, the counts, sorting; a screenshot.
   plb_gvisor_test(NAME gvisor.report.chromium LABELS batch

@@ -133,6 +133,18 @@ try:
         fail("the pager does not show the first page")
     if browser.eval(s, "document.querySelectorAll('svg.chart').length") != 4:
         fail("not 4 charts")
+    # At a glance: each per-line chart's axis fits its data, so its tallest bar fills most of it
+    # (150 is the plot's height); the wall and memory charts say their limit, as a line or in words.
+    for k, name in ((0, "wall"), (2, "memory")):
+        tallest = browser.eval(s, "Math.max(...[...document.querySelectorAll('svg.chart')[%d].querySelectorAll('rect')]"
+                                  ".map(r => r.getBBox().height))" % k)
+        if tallest < 0.5 * 150:
+            fail("the %s chart's tallest bar is %s px of 150: its axis does not fit the data" % (name, tallest))
+        caption = browser.eval(s, "document.querySelectorAll('figcaption')[%d].textContent" % k)
+        if "limit" not in caption:
+            fail("the %s chart does not say its limit: %s" % (name, caption))
+    if browser.eval(s, "document.querySelectorAll('span.diag').length") != len(ids):
+        fail("not every line's diagnostics file is named")
     browser.eval(s, "document.querySelectorAll('#lines th')[1].click()")  # back to line order for the picture
     shot = browser.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=s)
     with open(screenshot, "wb") as f:

@@ -3,7 +3,8 @@
 # The report of a real batch (the example manifest, plus scripts whose stdout and stderr carry
 # markup and a marker, and one that times out) in headless
 # Chromium, started here: a row per line, verdict counts equal to the summary's, sorting, paging,
-# nothing loaded from outside; the screenshot is kept as the test's artifact.
+# charts whose axis fits the data (the highest bar fills most of its chart), each line's
+# --keep-stderr file named, never shown; nothing loaded from outside; the screenshot is kept as the test's artifact.
 #   report_chromium.sh TOOL chromium EXAMPLES_DIR ARTIFACTS_DIR
 source "$(dirname "${BASH_SOURCE[0]}")/batch_common.sh"
 artifacts=$4
@@ -25,7 +26,7 @@ for s in markup_out markup_err slow; do
     "$(sha256sum "$round/$s.py" | cut -d' ' -f1)" "$extra" >> "$manifest"
 done
 out=$work/out
-rc=0; "$tool" batch --manifest "$manifest" --output-dir "$out" "${defaults[@]}" --jobs 2 > "$work/stdout" || rc=$?
+rc=0; "$tool" batch --manifest "$manifest" --output-dir "$out" "${defaults[@]}" --jobs 2 --keep-stderr > "$work/stdout" || rc=$?
 [ $rc = 0 ] || fail "batch exit $rc"
 report=$out/batch-report.html
 grep -q "^report: $report$" "$work/stdout" || fail "stdout: $(cat "$work/stdout")"
@@ -35,6 +36,9 @@ jq -e '.counts == {"success": 2, "script_failed": 2, "output_rejected": 2, "time
   > /dev/null || fail "verdicts: $(jq -c .counts "$out/batch-summary.json")"
 # No byte of a script's output reaches the page.
 ! grep -q 'PLB-MARKER\|onerror' "$report" || fail "a script's output reached the report"
+# --keep-stderr: the marker is in the operator's file, which the page names and never shows.
+grep -q 'PLB-MARKER-STDERR' "$out/team-markup-err.stderr" || fail "no marker in team-markup-err.stderr"
+grep -q '<span class="diag"[^>]*>team-markup-err.stderr</span>' "$report" || fail "the report does not name the file"
 # `report DIR` writes the same page again; --no-report writes none.
 before=$(sha256sum < "$report")
 "$tool" report "$out" > /dev/null || fail "report exit $?"

@@ -77,6 +77,7 @@ void add_batch_flags(CLI::App& c, batch_flags& f) {
                    "cleanup_failed, internal_error); =all re-runs every failure")
           ->expected(0, 1)
           ->check(CLI::IsMember({"", "all"}));
+  c.add_flag("--keep-stderr", f.keep_stderr, keep_stderr_help("<id>.stderr in --output-dir"));
   c.add_flag("--verbose", f.verbose, "without a terminal, one line per finished run on stderr");
   c.add_option("--partition", f.partition, backends_help(&batch::backend_help::partition));
   c.add_option("--account", f.account, backends_help(&batch::backend_help::account));
@@ -110,6 +111,7 @@ batch_config batch_config_from(const batch_flags& f) {
   c.defaults.memory_mib = optional_limit("--memory-mb", sandbox::limit_field::memory_mib, f.memory_mb, f.memory_option);
   if (f.retry_option && f.retry_option->count() > 0)
     c.retry = f.retry == "all" ? retry_policy::all_failures : retry_policy::host_failures;
+  c.keep_stderr = f.keep_stderr;
   const batch::backend* backend = batch::find_backend(f.backend);
   if (!backend) fail(verdict::usage_error, "--backend " + f.backend + ": no such backend");
   const bool queued = backend->queued();
@@ -141,6 +143,7 @@ std::vector<std::string> task_flags_from(const batch_config& c) {
   if (c.defaults.memory_mib) add("--memory-mb", std::to_string(*c.defaults.memory_mib));
   if (c.retry == retry_policy::host_failures) out.emplace_back("--retry-failed");
   if (c.retry == retry_policy::all_failures) out.emplace_back("--retry-failed=all");
+  if (c.keep_stderr) out.emplace_back("--keep-stderr");
   return out;
 }
 

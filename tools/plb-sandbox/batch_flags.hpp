@@ -34,7 +34,7 @@ struct batch_flags {
   std::string runtime_image, data, task_type, id_column, seconds, memory_mb;
   std::vector<std::string> features;
   unsigned jobs = 0;
-  bool verbose = false, no_wait = false, collect = false, worker = false;
+  bool verbose = false, no_wait = false, collect = false, worker = false, keep_stderr = false;
   unsigned workers = 0;         // a queued backend's worker tasks (0: what the lines and --jobs need)
   std::string manifest_sha256;  // with --worker: the manifest as it was submitted
   std::string partition, account;

@@ -46,7 +46,7 @@ class status_line {
 
 // --json: one summary object on stdout for automation, built only from the tool's own words,
 // paths and numbers, like every message.
-void print_json(const sandbox::scoring_result& r) {
+void print_json(const sandbox::scoring_result& r, bool keep_stderr) {
   namespace json = boost::json;
   json::object o;
   o["verdict"] = r.stopped_by ? "interrupted" : sandbox::name(r.outcome);
@@ -54,6 +54,8 @@ void print_json(const sandbox::scoring_result& r) {
   o["message"] = r.message;
   o["predictions"] = r.predictions_path.empty() ? json::value(nullptr) : json::value(r.predictions_path);
   o["provenance"] = r.provenance_path.empty() ? json::value(nullptr) : json::value(r.provenance_path);
+  // Where the diagnostics file is, only when asked for (never what it holds).
+  if (keep_stderr) o["stderr_file"] = r.stderr_path.empty() ? json::value(nullptr) : json::value(r.stderr_path);
   o["total_seconds"] = static_cast<double>(std::llround(r.total_seconds * 1000)) / 1000;
   o["usage"] = r.usage ? json::value(sandbox::to_json(*r.usage)) : json::value(nullptr);
   const auto ms = [](double s) { return static_cast<double>(std::llround(s * 1e4)) / 1e4; };
@@ -98,15 +100,17 @@ class score_command final : public command {
       options.on_progress = [&status](const sandbox::scoring_progress& p) { status.show(p); };
       result = score_checked(request, options);
     }
-    if (json_) print_json(result);
+    if (json_) print_json(result, flags_.keep_stderr);
     if (result.stopped_by) report_stop_and_die(result.stopped_by);
     if (!result) {
       std::cerr << "plb-sandbox: " << sandbox::name(result.outcome) << ": " << result.message << std::endl;
+      if (!result.stderr_path.empty())  // its path only: the operator reads it, the tool never does
+        std::cerr << "plb-sandbox: the script's stderr (operator only): " << result.stderr_path << std::endl;
       return result.exit_code;
     }
     if (!json_)
       std::cout << "predictions: " << result.predictions_path << "\nprovenance: " << result.provenance_path
-                << std::endl;
+                << (result.stderr_path.empty() ? "" : "\nstderr (operator only): ") << result.stderr_path << std::endl;
     return 0;
   }
 

@@ -67,6 +67,14 @@ void add_score_flags(CLI::App& c, score_flags& f) {
                "is created 0700 (one level, in a directory of your own)")
       ->required();
   c.add_option("--id-column", f.id_column, "a CSV column copied verbatim into the output instead of row numbers");
+  c.add_flag("--keep-stderr", f.keep_stderr, keep_stderr_help("<output>.stderr"));
+}
+
+std::string keep_stderr_help(const std::string& file) {
+  return "also write the last " + std::to_string(sandbox::stderr_tail_bounds::default_kib) +
+         " KiB of the script's stderr, escaped, to " + file +
+         " (0600, for every verdict the script reached): for the operator only; it can hold feature values and "
+         "timing, so review it before passing anything of it on. Off by default: stderr is discarded";
 }
 
 sandbox::scoring_request request_from_flags(const score_flags& f) {
@@ -85,7 +93,10 @@ sandbox::scoring_request request_from_flags(const score_flags& f) {
           .id_column = f.id_column,
           .task = *task,
           .output_path = f.output,
-          .limits = limits};
+          .limits = limits,
+          .keep_stderr = f.keep_stderr,
+          .stderr_path = {},  // <output>.stderr
+          .stderr_tail_kib = sandbox::stderr_tail_bounds::default_kib};
 }
 
 const field_names& cli_field_names() noexcept {

@@ -17,6 +17,7 @@ struct score_flags {
   std::string model, model_sha256, runtime_image, data, task_type, output, id_column;
   std::vector<std::string> features;
   std::string seconds, memory_mb;
+  bool keep_stderr = false;               // the operator's diagnostics file, <output>.stderr (off: the spec's run)
   CLI::Option* seconds_option = nullptr;  // to tell an empty value from no flag at all
   CLI::Option* memory_option = nullptr;
 };
@@ -32,6 +33,9 @@ CLI::Option* add_repeatable(CLI::App& command, const std::string& name, std::vec
 // naming the flag for anything else than a whole number within the bounds (an empty value too).
 std::uint64_t parse_limit_flag(const char* flag, sandbox::limit_field f, const std::string& text,
                                const CLI::Option* option);
+
+// --keep-stderr's help, naming where `file` goes (sandbox-score's and batch's).
+std::string keep_stderr_help(const std::string& file);
 
 // The runner's request from the flags; throws failure(usage_error) naming the first bad flag.
 sandbox::scoring_request request_from_flags(const score_flags& flags);

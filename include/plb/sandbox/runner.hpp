@@ -24,6 +24,7 @@
 #include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/provenance.hpp"
 #include "plb/sandbox/scoring_progress.hpp"
+#include "plb/sandbox/stderr_diagnostics.hpp"
 #include "plb/sandbox/stop_source.hpp"
 #include "plb/sandbox/task_type.hpp"
 #include "plb/sandbox/verdict.hpp"
@@ -43,6 +44,14 @@ struct scoring_request {
   std::string output_path;  // must not exist; the provenance goes to output_path + ".sandbox.json";
                             // a missing directory is created 0700 with them (README, "Quick start")
   SandboxLimits limits;     // each field within its bounds (limits.hpp: validate)
+  // Opt-in, for the operator's eyes only (stderr_diagnostics.hpp; README, "Privacy"): the last
+  // stderr_tail_kib KiB of the script's stderr, escaped, written 0600 and fresh like the outputs to
+  // stderr_path (empty: output_path + ".stderr") for every verdict the script reached (script_failed,
+  // timeout, memory_exhausted, output_cap_exceeded, output_rejected, success). Off: stderr is
+  // discarded unread, as the spec says. Nothing of it reaches the result's message.
+  bool keep_stderr = false;
+  std::string stderr_path;
+  std::uint64_t stderr_tail_kib = stderr_tail_bounds::default_kib;  // within stderr_tail_bounds
 };
 
 struct scoring_options {
@@ -67,6 +76,7 @@ struct scoring_result {
   std::string message;           // one line of printable ASCII; never holds the script's output
   std::string predictions_path;  // set when published
   std::string provenance_path;
+  std::string stderr_path;             // set when the diagnostics file was written (keep_stderr)
   std::optional<sandbox_usage> usage;  // once the sandbox has run
   double total_seconds = 0;
   scoring_phases phases;
@@ -96,6 +106,10 @@ struct in_memory_request {
   std::vector<std::string> feature_names;  // optional, for the provenance: empty means "0", "1", ...
   task_type task = task_type::regression;
   SandboxLimits limits;
+  // Opt-in: the script's stderr tail, escaped as the diagnostics file holds it, returned in
+  // in_memory_result::stderr_diagnostics (no file is written). For the operator's eyes only.
+  bool keep_stderr = false;
+  std::uint64_t stderr_tail_kib = stderr_tail_bounds::default_kib;
 };
 
 struct in_memory_result {
@@ -107,6 +121,9 @@ struct in_memory_result {
   // On success: the record score() would have written (its input_sha256 is the SHA-256 of the
   // features document the script read on stdin, there being no data file).
   std::optional<provenance_record> provenance;
+  // With keep_stderr, once the script ran (any verdict it reached): the diagnostics file's text.
+  // Untrusted content, escaped: never put it in a message or anything passed on unreviewed.
+  std::optional<std::string> stderr_diagnostics;
   double total_seconds = 0;
   scoring_phases phases;
   int stopped_by = 0;

@@ -30,6 +30,10 @@ Result to_result(const char* success_message, Body&& body) {
     result.message = one_line(message);
     result.usage = run.usage;
     result.phases = run.phases;
+    // The diagnostics file, whatever the verdict: its path, or the in-memory API's text.
+    if constexpr (requires { result.stderr_path; }) result.stderr_path = run.stderr_path;
+    if constexpr (requires { result.stderr_diagnostics; })
+      result.stderr_diagnostics = std::move(run.stderr_diagnostics);
     result.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
   };

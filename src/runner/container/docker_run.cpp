@@ -37,7 +37,7 @@ class watchdog_run {
         stdin_(ctx_),
         stdout_(ctx_),
         stderr_(ctx_),
-        output_(r.output_cap_bytes, [this] { kill_container(); }),
+        output_(r.output_cap_bytes, r.stderr_tail_bytes, [this] { kill_container(); }),
         killer_(e, r.container_name) {
     launch();
   }
@@ -69,8 +69,7 @@ class watchdog_run {
     ctx_.run();
     gate_.close();
     killer_.stop();
-    // A reaper that died while this process was stopped was never sampled: the run still rested on
-    // this process alone.
+    // A reaper that died while this process was stopped was never sampled: the run rested on us alone.
     if (request_.watcher && !request_.watcher->alive()) outcome_.reaper_lost = true;
 
     const int status = proc.native_exit_code();
@@ -84,6 +83,7 @@ class watchdog_run {
     outcome_.output_cap_exceeded = output_.cap_exceeded();
     outcome_.output_bytes = output_.bytes();
     outcome_.stdout_bytes = output_.take_stdout();
+    outcome_.stderr_tail = output_.take_stderr_tail();
     outcome_.elapsed = ended - start_;
     outcome_.seen_start_unix_ns = clock_->started_unix_ns();
     outcome_.seen_script = clock_->script_elapsed(ended);

@@ -4,9 +4,9 @@
 //     runs, and reaches the daemon only from run() on; from there the container has its start
 //     allowance, and once it has started, the wall time (run_clock.hpp: the script's own run);
 //   - stdin gets the features document; a script that never reads it neither hangs nor kills us;
-//   - stdout and stderr are drained together under one byte cap; stderr is discarded unread and
-//     stdout is kept only up to the cap, then discarded too while the client keeps being drained
-//     (an undrained client stalls and makes `docker rm -f` hang);
+//   - stdout and stderr are drained together under one byte cap; stderr is discarded unread (or
+//     its bounded tail kept, when asked for) and stdout is kept only up to the cap, then discarded too while the client
+//     keeps being drained (an undrained client stalls and makes `docker rm -f` hang);
 //   - a deadline, the cap, or a stop request (cancellation) kill the container through the Engine
 //     API; the reaper (reaper.hpp) is told when the client starts, so the container's life stays
 //     bounded even if this process dies;
@@ -25,6 +25,7 @@
 
 #include "plb/sandbox/limits.hpp"
 #include "plb/sandbox/scoring_progress.hpp"
+#include "plb/sandbox/stderr_diagnostics.hpp"
 #include "runner/container/cgroup_monitor.hpp"
 #include "runner/container/client_launch.hpp"
 #include "runner/container/reaper.hpp"
@@ -40,8 +41,9 @@ struct docker_run_request {
   std::chrono::milliseconds wall{std::chrono::seconds(sandbox::SandboxLimits{}.wall_seconds)};
   std::chrono::milliseconds start_allowance{std::chrono::seconds(sandbox::SandboxLimits{}.start_seconds)};
   std::size_t output_cap_bytes = sandbox::bytes(sandbox::SandboxLimits{}.output_mib);
-  std::string private_config_dir;  // the client's DOCKER_CONFIG, root's and 0700; its engine gate listens there
-  std::string client_cpus;         // the run's --cpuset-cpus list: the client runs on those CPUs too ("": anywhere)
+  std::size_t stderr_tail_bytes = 0;  // --keep-stderr's tail (stderr_diagnostics.hpp); 0: stderr is dropped
+  std::string private_config_dir;     // the client's DOCKER_CONFIG, root's and 0700; its engine gate listens there
+  std::string client_cpus;            // the run's --cpuset-cpus list: the client runs on those CPUs too ("": anywhere)
   std::function<void(const sandbox::scoring_progress&)> on_progress;  // every 200 ms; may be empty
   const cancellation* cancel = nullptr;                               // polled while the container runs
   reaper* watcher = nullptr;  // told the client's PID and the deadline, then the tighter one once started
@@ -61,14 +63,15 @@ struct docker_run_outcome {
   bool client_ended_late = false;
   bool start_timed_out = false;  // the container did not start within its start allowance
   bool output_cap_exceeded = false;
-  int interrupted_by = 0;                   // the signal of a stop request honoured during the run
-  result<void> client_start;                // the docker client started, or why it could not at all
-  bool daemon_lost = false;                 // the daemon stopped answering during the run
-  bool reaper_lost = false;                 // the run's reaper died: the run was stopped
-  std::string stdout_bytes;                 // untrusted: parse it, never print it
-  std::size_t output_bytes = 0;             // stdout and stderr together, all that arrived
-  std::string container_id;                 // once the daemon had created it
-  std::chrono::duration<double> elapsed{};  // the client's life from the gate's opening
+  int interrupted_by = 0;                           // the signal of a stop request honoured during the run
+  result<void> client_start;                        // the docker client started, or why it could not at all
+  bool daemon_lost = false;                         // the daemon stopped answering during the run
+  bool reaper_lost = false;                         // the run's reaper died: the run was stopped
+  std::string stdout_bytes;                         // untrusted: parse it, never print it
+  std::optional<sandbox::stderr_tail> stderr_tail;  // only when asked for; untrusted: never a message
+  std::size_t output_bytes = 0;                     // stdout and stderr together, all that arrived
+  std::string container_id;                         // once the daemon had created it
+  std::chrono::duration<double> elapsed{};          // the client's life from the gate's opening
   // The run's clock as the watchdog saw it (run_clock.hpp): when the gate opened, when the daemon
   // said the container started (nullopt: not seen), and the script's time at the client's exit,
   // which lags the container's own exit by the daemon's and the client's work (judge.cpp weighs it).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The docker client's stdout and stderr, drained together under one byte cap (the spec: stderr is
-// discarded and shares the output cap). stderr is read and dropped; stdout is kept up to the cap.
+// discarded and shares the output cap). stderr is read and dropped, or, when the operator asked for
+// the diagnostics file (--keep-stderr), its last bytes kept in a bounded ring (stderr_diagnostics.hpp)
+// while the output is under the cap; stdout is kept up to the cap.
 // Past the cap nothing more is kept, `on_cap` is called once (the watchdog kills the container),
 // and both pipes go on being drained to their end: an undrained client stalls, and `docker rm -f`
 // then hangs for minutes.
@@ -9,16 +11,23 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include <boost/asio.hpp>
 
+#include "plb/sandbox/stderr_diagnostics.hpp"
+
 namespace plb::runner {
 
 class output_drain {
  public:
-  output_drain(std::size_t cap_bytes, std::function<void()> on_cap) : cap_(cap_bytes), on_cap_(std::move(on_cap)) {}
+  // `stderr_tail_bytes` 0: stderr is dropped unread (the spec's default).
+  output_drain(std::size_t cap_bytes, std::size_t stderr_tail_bytes, std::function<void()> on_cap)
+      : cap_(cap_bytes), on_cap_(std::move(on_cap)) {
+    if (stderr_tail_bytes) stderr_tail_.emplace(stderr_tail_bytes);
+  }
   output_drain(const output_drain&) = delete;
   output_drain& operator=(const output_drain&) = delete;
 
@@ -38,6 +47,8 @@ class output_drain {
   std::size_t bytes() const noexcept { return bytes_; }  // all that arrived, both streams
   bool cap_exceeded() const noexcept { return cap_exceeded_; }
   std::string take_stdout() noexcept { return std::move(stdout_); }  // untrusted: parse it, never print it
+  // Only when asked for; untrusted: escaped into the operator's diagnostics file, never a message.
+  std::optional<sandbox::stderr_tail> take_stderr_tail() noexcept { return std::move(stderr_tail_); }
 
  private:
   void read(boost::asio::readable_pipe& pipe, bool keep) {
@@ -64,6 +75,7 @@ class output_drain {
       return;  // keep draining, keep nothing
     }
     if (keep) stdout_.append(out_buffer_.data(), n);
+    if (!keep && stderr_tail_) stderr_tail_->append(err_buffer_.data(), n);
   }
 
   std::size_t cap_;
@@ -71,6 +83,7 @@ class output_drain {
   std::size_t bytes_ = 0;
   bool cap_exceeded_ = false;
   std::string stdout_;
+  std::optional<sandbox::stderr_tail> stderr_tail_;
   std::array<char, 65536> out_buffer_{}, err_buffer_{};
 };
 

@@ -118,6 +118,7 @@ score_request check_in_memory_request(const sandbox::in_memory_request& r) {
   checked.output.clear();
   checked.provenance.clear();
   checked.publish = false;
+  if (r.keep_stderr) checked.stderr_tail_bytes = check_stderr_tail(r.stderr_tail_kib);  // into the report
   if (has_bytes) checked.script_bytes = r.script_bytes;
   checked.table = table_of(r, std::move(columns));
   return checked;

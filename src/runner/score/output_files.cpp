@@ -73,6 +73,7 @@ void check_fresh_output(const std::string& path, const char* flag) {
 }
 
 std::string provenance_path_for(const std::string& output) { return output + ".sandbox.json"; }
+std::string diagnostics_path_for(const std::string& output) { return output + ".stderr"; }
 
 output_space output_space_needed(std::uint64_t input_values, const std::vector<std::string>& features,
                                  const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes,
@@ -160,11 +161,14 @@ std::string render_predictions_csv(const sandbox::feature_table& table, const st
 }
 
 bool publish_outputs(const std::string& predictions_path, const std::string& predictions_csv,
-                     const std::string& provenance_path, const std::string& provenance_json) {
+                     const std::string& provenance_path, const std::string& provenance_json,
+                     const std::string& diagnostics_path, const std::string& diagnostics) {
   const bool made_dir = make_output_dir(predictions_path);  // the provenance's directory is the same
   try {
     const unique_fd a = create_unnamed(directory_of(predictions_path), predictions_csv);
     const unique_fd b = create_unnamed(directory_of(provenance_path), provenance_json);
+    const bool with_diagnostics = !diagnostics_path.empty();
+    const unique_fd c = with_diagnostics ? create_unnamed(directory_of(diagnostics_path), diagnostics) : unique_fd();
     const auto first = link_as(a, predictions_path);
     if (!first)
       fail(sandbox::verdict::internal_error, "cannot publish " + predictions_path + ": " + first.error().what);
@@ -173,6 +177,12 @@ bool publish_outputs(const std::string& predictions_path, const std::string& pre
       ::unlink(predictions_path.c_str());  // ours: linked a moment ago, never both or neither broken
       fail(sandbox::verdict::internal_error, "cannot publish " + provenance_path + ": " + second.error().what);
     }
+    const auto third = with_diagnostics ? link_as(c, diagnostics_path) : result<void>();
+    if (!third) {
+      ::unlink(provenance_path.c_str());  // all or nothing, as the two above
+      ::unlink(predictions_path.c_str());
+      fail(sandbox::verdict::internal_error, "cannot publish " + diagnostics_path + ": " + third.error().what);
+    }
   } catch (...) {
     if (made_dir) remove_output_dir(predictions_path);  // nothing was published in it
     throw;
@@ -180,12 +190,25 @@ bool publish_outputs(const std::string& predictions_path, const std::string& pre
   return made_dir;
 }
 
+void publish_file(const std::string& path, const std::string& contents) {
+  const bool made_dir = make_output_dir(path);
+  try {
+    const unique_fd fd = create_unnamed(directory_of(path), contents);
+    if (const auto linked = link_as(fd, path); !linked)
+      fail(sandbox::verdict::internal_error, "cannot publish " + path + ": " + linked.error().what);
+  } catch (...) {
+    if (made_dir) remove_output_dir(path);
+    throw;
+  }
+}
+
 }  // namespace plb::runner
 
 namespace plb::runner {
 
-void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path,
-                       bool made_dir) noexcept {
+void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path, bool made_dir,
+                       const std::string& diagnostics_path) noexcept {
+  if (!diagnostics_path.empty()) ::unlink(diagnostics_path.c_str());
   ::unlink(provenance_path.c_str());
   ::unlink(predictions_path.c_str());
   if (made_dir) remove_output_dir(predictions_path);

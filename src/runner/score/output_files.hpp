@@ -21,6 +21,9 @@ void check_fresh_output(const std::string& path, const char* flag);
 
 std::string provenance_path_for(const std::string& output);
 
+// The operator's diagnostics file beside `output` (--keep-stderr): `<output>.stderr`.
+std::string diagnostics_path_for(const std::string& output);
+
 // Room on the outputs' file system: bytes and inodes. Inodes are not counted by every file system
 // (statvfs gives f_files 0 there, btrfs say): then only the bytes are held to.
 struct output_space {
@@ -54,13 +57,21 @@ void append_csv_field(std::string& out, const std::string& s);
 // their shortest round-trip form.
 std::string render_predictions_csv(const sandbox::feature_table& table, const std::vector<double>& predictions);
 
-// Publishes both or neither, first creating their directory if it is missing (make_output_dir);
+// Publishes both or neither (all three or none, with the operator's diagnostics file when
+// `diagnostics_path` is given), first creating their directory if it is missing (make_output_dir);
 // true if it did. Throws failure(internal_error) if it cannot, leaving no directory it created.
 bool publish_outputs(const std::string& predictions_path, const std::string& predictions_csv,
-                     const std::string& provenance_path, const std::string& provenance_json);
+                     const std::string& provenance_path, const std::string& provenance_json,
+                     const std::string& diagnostics_path = {}, const std::string& diagnostics = {});
+
+// One file published by the same rules (fresh, 0600, complete or absent; its directory made if
+// missing and removed again if publishing fails): the diagnostics file of a run that failed.
+// Throws failure(internal_error) if it cannot.
+void publish_file(const std::string& path, const std::string& contents);
 
 // Takes back what publish_outputs just linked (a stop request arrived while publishing), and the
 // directory it made (`made_dir`, publish_outputs' answer).
-void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path, bool made_dir) noexcept;
+void unpublish_outputs(const std::string& predictions_path, const std::string& provenance_path, bool made_dir,
+                       const std::string& diagnostics_path = {}) noexcept;
 
 }  // namespace plb::runner

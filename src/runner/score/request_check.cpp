@@ -85,8 +85,26 @@ score_request check_request(const sandbox::scoring_request& in, const field_name
     check_fresh_output(provenance, names.provenance);
   }
   // A file request: the in-memory fields are unset (no script bytes, no table, published).
-  return score_request{in.model_path, digest.digest,  *image.id,  in.data_path, in.features, in.id_column, in.task,
-                       in.limits,     in.output_path, provenance, std::nullopt, nullptr,     true,         names};
+  score_request checked{
+      in.model_path,  digest.digest, *image.id,    in.data_path, in.features, in.id_column, in.task, in.limits,
+      in.output_path, provenance,    std::nullopt, nullptr,      true,        names,        0,       {}};
+  if (in.keep_stderr) {
+    checked.stderr_tail_bytes = check_stderr_tail(in.stderr_tail_kib);
+    const bool derived = in.stderr_path.empty();
+    checked.stderr_path = derived ? diagnostics_path_for(in.output_path) : in.stderr_path;
+    const std::string name = derived ? std::string(names.output) + " (its diagnostics file)" : "stderr_path";
+    if (fresh_outputs) check_fresh_output(checked.stderr_path, name.c_str());
+  }
+  return checked;
+}
+
+std::size_t check_stderr_tail(std::uint64_t tail_kib) {
+  using bounds = sandbox::stderr_tail_bounds;
+  if (!sandbox::stderr_tail_in_bounds(tail_kib))
+    fail(verdict::usage_error, "stderr_tail_kib = " + std::to_string(tail_kib) + " " + std::string(bounds::unit) +
+                                   ": outside its bounds (" + std::to_string(bounds::min_kib) + " to " +
+                                   std::to_string(bounds::max_kib) + ")");
+  return static_cast<std::size_t>(tail_kib * sandbox::kib);
 }
 
 }  // namespace plb::runner

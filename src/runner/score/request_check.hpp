@@ -20,9 +20,14 @@ void check_limits(const sandbox::SandboxLimits& limits, const field_names& names
 // failure(usage_error) naming the field.
 void check_task(sandbox::task_type task, const field_names& names);
 
+// --keep-stderr's tail (stderr_diagnostics.hpp) in bytes; failure(usage_error) naming
+// stderr_tail_kib outside its bounds.
+std::size_t check_stderr_tail(std::uint64_t tail_kib);
+
 // Checks everything that can be checked without reading a file or asking the daemon, and returns
-// the request with its values parsed. `fresh_outputs` false skips the output paths' check (a batch
-// plans lines whose outputs may already exist from an earlier run; each run checks them again).
+// the request with its values parsed (and, with keep_stderr, the diagnostics file's fresh path). `fresh_outputs` false
+// skips the output paths' check (a batch plans lines whose outputs may already exist from an earlier run; each run
+// checks them again).
 score_request check_request(const sandbox::scoring_request& request, const field_names& names,
                             bool fresh_outputs = true);
 

@@ -8,7 +8,6 @@
 #include <future>
 
 #include "plb/sandbox/features_encoder.hpp"
-#include "plb/sandbox/predictions_parser.hpp"
 #include "plb/sandbox/sandbox_policy.hpp"
 #include "runner/container/container_run.hpp"
 #include "runner/container/cpu_allocator.hpp"
@@ -21,6 +20,7 @@
 #include "runner/score/judge.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/provenance_seal.hpp"
+#include "runner/score/script_outcome.hpp"
 #include "support/failure.hpp"
 
 #ifndef PLB_SANDBOX_VERSION
@@ -62,21 +62,6 @@ sandbox::sandbox_usage usage_of(const completed_run& done) {
   u.output_bytes = out.output_bytes;
   u.host_tasks_peak = out.usage.pids_peak;
   return u;
-}
-
-// The script's stdout as predictions, or failure(output_rejected) with the byte offset.
-std::vector<double> parse_stdout(const std::string& stdout_bytes, const score_request& request, std::size_t rows,
-                                 std::uint64_t output_cap) {
-  std::vector<double> predictions;
-  sandbox::predictions_options po;
-  po.task = request.task;
-  po.expected_rows = rows;
-  po.max_bytes = output_cap;
-  const auto parsed = sandbox::parse_predictions(stdout_bytes, po, predictions);
-  if (!parsed)
-    fail(verdict::output_rejected, "stdout rejected at byte " + std::to_string(parsed.offset) + ": " +
-                                       std::string(sandbox::message(parsed.error)));
-  return predictions;
 }
 
 sandbox::provenance_record provenance_of(const score_request& request, const host_facts& host,
@@ -142,6 +127,7 @@ docker_run_request run_request(const score_request& request, const sandbox::sand
   run.wall = std::chrono::seconds(request.limits.wall_seconds);
   run.start_allowance = std::chrono::seconds(request.limits.start_seconds);
   run.output_cap_bytes = sandbox::bytes(request.limits.output_mib);  // the rows' cap replaces it at run()
+  run.stderr_tail_bytes = request.stderr_tail_bytes;                 // 0 unless the operator asked for it
   run.private_config_dir = dir.docker_config_dir();
   run.client_cpus = spec.cpuset();
   run.on_progress = hooks.on_progress;
@@ -174,14 +160,18 @@ void deliver(const score_request& request, std::vector<double> predictions, cons
     report.provenance = std::move(rec);
     return;
   }
+  // The diagnostics file, when asked for, is published with them: all three or none.
+  const std::string diagnostics = report.stderr_diagnostics ? request.stderr_path : std::string();
   const bool made_dir =
-      publish_outputs(request.output, csv_text, request.provenance, sealed_provenance(rec, key.value()));
+      publish_outputs(request.output, csv_text, request.provenance, sealed_provenance(rec, key.value()), diagnostics,
+                      report.stderr_diagnostics.value_or(std::string()));
   if (cancel.signal()) {  // arrived while publishing: nothing stays published, not even the directory
-    unpublish_outputs(request.output, request.provenance, made_dir);
+    unpublish_outputs(request.output, request.provenance, made_dir, diagnostics);
     cancel.check();
   }
   report.predictions_path = request.output;
   report.provenance_path = request.provenance;
+  report.stderr_path = diagnostics;
 }
 
 }  // namespace
@@ -235,9 +225,9 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   if (!done.removal) fail(verdict::cleanup_failed, done.removal.error().what);
   if (out.interrupted_by) throw interrupted{out.interrupted_by};
   cancel.check();  // a stop request after the client exited is not swallowed
-  if (const auto v = judge(done, request.limits, output_cap)) fail(v->verdict, v->message);
-
-  std::vector<double> predictions = parse_stdout(out.stdout_bytes, request, in.input.table.rows(), output_cap);
+  // The verdict, then the predictions; the diagnostics file (if asked for) kept for either.
+  std::vector<double> predictions =
+      judged_predictions(done, request, in.input.table.rows(), output_cap, started_at, report);
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
   sandbox::provenance_record rec =
       provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage, spec.cpuset(), hooks);

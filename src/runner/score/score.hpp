@@ -28,6 +28,10 @@ struct run_report {
   // A request that does not publish (score_request::publish false) gets its outcome here instead.
   std::vector<double> predictions;
   std::optional<sandbox::provenance_record> provenance;
+  // The operator's diagnostics file (--keep-stderr; script_outcome.hpp): its path once published,
+  // or its text (the in-memory API's, and a success's until it is published with the outputs).
+  std::string stderr_path;
+  std::optional<std::string> stderr_diagnostics;
 };
 
 // Everything that needs no host: the script verified against its digest, the data read and the

@@ -53,6 +53,11 @@ struct score_request {
   std::shared_ptr<const sandbox::feature_table> table;
   bool publish = true;
   field_names names = api_field_names();  // those it was checked under
+  // The operator's diagnostics file (plb/sandbox/stderr_diagnostics.hpp), when asked for: the
+  // tail's size (0: not asked, stderr is dropped unread) and, for a published request, its path
+  // (checked fresh); the in-memory API's goes into the run's report instead.
+  std::size_t stderr_tail_bytes = 0;
+  std::string stderr_path;
 };
 
 }  // namespace plb::runner
