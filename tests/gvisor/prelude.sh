@@ -93,3 +93,14 @@ expect_nothing_left() {
   left=$(orphan_run_dirs)
   [ -z "$left" ] || fail "run directories left: $left"
 }
+
+# create_labelled_sleeper NAME SECONDS: a container labelled as the tool labels a run (NAME is
+# plb-sandbox-<run id>; due SECONDS after its creation) that sleeps, created through the Engine
+# API (the docker CLI adds nothing the warden reads) and not started: for the warden's tests.
+create_labelled_sleeper() {
+  local id=${1#plb-sandbox-}
+  printf '{"Image":"%s","Cmd":["sleep","600"],"Labels":{"plb-sandbox.run":"%s","plb-sandbox.expires-after":"%s"},"HostConfig":{"Runtime":"runsc","NetworkMode":"none"}}' \
+    "$image" "$id" "$2" |
+    curl -sf --unix-socket /var/run/docker.sock -X POST -H 'Content-Type: application/json' --data-binary @- \
+      "http://docker/v1.41/containers/create?name=$1" >/dev/null || fail "could not create $1"
+}

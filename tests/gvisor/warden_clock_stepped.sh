@@ -37,12 +37,8 @@ stepped=$!
 for _ in $(seq 1 100); do "$tool" warden --status >/dev/null 2>&1 && break; sleep 0.1; done
 "$tool" warden --status >/dev/null || fail "the stepped warden does not answer: $(cat "$work/warden.log")"
 
-id=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-name=plb-sandbox-$id
-printf '{"Image":"%s","Cmd":["sleep","600"],"Labels":{"plb-sandbox.run":"%s","plb-sandbox.expires-after":"3"},"HostConfig":{"Runtime":"runsc","NetworkMode":"none"}}' \
-  "$image" "$id" > "$work/create.json"
-api -X POST -H 'Content-Type: application/json' --data-binary "@$work/create.json" \
-  "http://docker/v1.41/containers/create?name=$name" >/dev/null || fail "could not create $name"
+name=plb-sandbox-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+create_labelled_sleeper "$name" 3
 api -X POST "http://docker/v1.41/containers/$name/start" >/dev/null || fail "could not start $name"
 created=$(date -d "$(docker inspect -f '{{.Created}}' "$name")" +%s)
 while docker container inspect "$name" >/dev/null 2>&1; do

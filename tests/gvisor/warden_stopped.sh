@@ -39,12 +39,8 @@ warden=$(pid_of "$s") supervisor=$(field supervisor "$s")
 [ -n "$warden" ] && [ "${supervisor:-0}" -gt 1 ] || fail "not supervised after ci/host/start-warden: $s"
 log_from=$(($(stat -c %s "$log") + 1))
 
-id=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-name=plb-sandbox-$id
-printf '{"Image":"%s","Cmd":["sleep","600"],"Labels":{"plb-sandbox.run":"%s","plb-sandbox.expires-after":"3"},"HostConfig":{"Runtime":"runsc","NetworkMode":"none"}}' \
-  "$image" "$id" > "$work/create.json"
-api -X POST -H 'Content-Type: application/json' --data-binary "@$work/create.json" \
-  "http://docker/v1.41/containers/create?name=$name" >/dev/null || fail "could not create $name"
+name=plb-sandbox-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+create_labelled_sleeper "$name" 3
 kill -STOP "$warden"
 stopped=$warden
 stopped_at=$(date +%s.%N)
