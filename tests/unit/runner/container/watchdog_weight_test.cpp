@@ -27,7 +27,9 @@ std::string own_cpu_path() {
   std::ifstream in("/proc/thread-self/cgroup");
   for (std::string line; std::getline(in, line);) {
     const auto a = line.find(':'), b = line.find(':', a + 1);
-    const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
+    std::string controllers(1, ',');  // not "," + substr: GCC 12's -Wrestrict false positive at -O3
+    controllers += line.substr(a + 1, b - a - 1);
+    controllers += ',';
     if (controllers.find(",cpu,") != std::string::npos) return line.substr(b + 1);
   }
   return {};
