@@ -57,7 +57,9 @@ created_since() {
 }
 
 # Containers of the tool whose owner process has exited (one without an owner label is not the
-# tool's: tests plant such look-alikes).
+# tool's: tests plant such look-alikes). The list is read before the owners are looked at, so a
+# container that another test's tool removed and then exited in between is listed with a dead
+# owner: each one is looked up again once its owner is known dead, and only one still there is left.
 orphan_sandboxes() {
   local name owner boot pid start
   /usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}} {{.Label "plb-sandbox.owner"}}' |
@@ -65,6 +67,7 @@ orphan_sandboxes() {
       [ -n "$owner" ] || continue
       IFS=: read -r boot pid start <<<"$owner"
       [ "$boot" = "$boot_id" ] && [ "$(process_start "$pid")" = "$start" ] && continue
+      /usr/bin/docker container inspect --format '{{.Name}}' "$name" >/dev/null 2>&1 || continue
       echo "$name"
     done
 }
