@@ -29,7 +29,8 @@ warden=$!
 status() { "$tool" warden --status --socket "$sock" 2>/dev/null || true; }
 # Generous bounds, never a race: under CI's load (gVisor tests side by side, a build beside them)
 # the tool can take seconds to start and a pass seconds to list, and SIGHUP waits for the pass.
-wait_until 60 test -n "$(status)" || fail "the test's warden does not answer: $("$tool" warden --status --socket "$sock" 2>&1); log: $(cat "$log")"
+answers() { [ -n "$(status)" ]; }  # a function: wait_until runs it anew each time
+wait_until 60 answers || fail "the test's warden does not answer: $("$tool" warden --status --socket "$sock" 2>&1); log: $(cat "$log")"
 refused() { sed -n 's/.* log-failed=\([0-9]*\).*/\1/p' <<<"$(status)"; }
 asked=0
 # Asks for one more line (SIGHUP: "still watching") and waits until it reached the log (true) or
