@@ -136,4 +136,13 @@ inline std::string render_diagnostics(const stderr_tail& tail, std::string_view 
   return out;
 }
 
+// The most render_diagnostics writes for a tail of `tail_bytes`: the header within 1 KiB (its
+// numbers and the verdict's name included), each byte escaped at its longest (4 characters), a
+// wrap's two characters at most once every 256 of those (a wrapped line holds over 1,000), and the
+// last newline. What the output-space check reserves for the diagnostics file.
+constexpr std::uint64_t max_diagnostics_file_bytes(std::uint64_t tail_bytes) noexcept {
+  const std::uint64_t escaped = 4 * tail_bytes;
+  return 1024 + escaped + 2 * (escaped / 256 + 1) + 1;
+}
+
 }  // namespace plb::sandbox

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "plb/sandbox/stderr_diagnostics.hpp"
 #include "runner/score/output_dir.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
@@ -77,7 +78,7 @@ std::string diagnostics_path_for(const std::string& output) { return output + ".
 
 output_space output_space_needed(std::uint64_t input_values, const std::vector<std::string>& features,
                                  const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes,
-                                 std::uint64_t block) {
+                                 std::uint64_t diagnostics_tail_bytes, std::uint64_t block) {
   constexpr std::uint64_t number = 24;  // the longest shortest round trip: -2.2250738585072014e-308
   constexpr std::uint64_t escaped = 6;  // a control byte in JSON: \u00XX
   const std::uint64_t columns = features.empty() ? 1 : features.size();
@@ -96,7 +97,8 @@ output_space output_space_needed(std::uint64_t input_values, const std::vector<s
   for (const std::string& f : features) names += f.size() + 3;
   const std::uint64_t provenance = (64u << 10) + escaped * names;
   const std::uint64_t round = block ? block : 4096;
-  return {csv + provenance + 2 * round, 2, true};
+  if (diagnostics_tail_bytes == 0) return {csv + provenance + 2 * round, 2, true};
+  return {csv + provenance + sandbox::max_diagnostics_file_bytes(diagnostics_tail_bytes) + 3 * round, 3, true};
 }
 
 result<void> space_fits(const output_space& needed, const output_space& free) {
@@ -111,13 +113,15 @@ result<void> space_fits(const output_space& needed, const output_space& free) {
 }
 
 void check_output_space(const std::string& output, std::uint64_t input_values, const std::vector<std::string>& features,
-                        const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes) {
+                        const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes,
+                        std::uint64_t diagnostics_tail_bytes) {
   const std::string dir = existing_dir_of(output);
   struct statvfs fs {};
   if (::statvfs(dir.c_str(), &fs) != 0)
     fail(sandbox::verdict::usage_error, "output directory " + dir + ": " + std::strerror(errno));
   const std::uint64_t block = fs.f_frsize ? fs.f_frsize : fs.f_bsize;
-  const output_space needed = output_space_needed(input_values, features, id_column, data_bytes, text_bytes, block);
+  const output_space needed =
+      output_space_needed(input_values, features, id_column, data_bytes, text_bytes, diagnostics_tail_bytes, block);
   const output_space free{static_cast<std::uint64_t>(fs.f_bavail) * block, fs.f_favail, fs.f_files != 0};
   if (const auto fits = space_fits(needed, free); !fits)
     fail(sandbox::verdict::usage_error,

@@ -36,19 +36,22 @@ struct output_space {
 // limits admit (limits.input_values over the features: the output cap grows with them, so it
 // bounds nothing here), each with its longest label (its number, or its ID quoted, the ID
 // column's cells together no larger than the data file) and its longest number; the provenance
-// with every name it records escaped at its longest; each file rounded up by a block of `block`.
+// with every name it records escaped at its longest; the operator's diagnostics file at its
+// longest when its tail was asked for (`diagnostics_tail_bytes`, 0 when not); each file rounded up
+// by a block of `block`.
 output_space output_space_needed(std::uint64_t input_values, const std::vector<std::string>& features,
                                  const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes,
-                                 std::uint64_t block);
+                                 std::uint64_t diagnostics_tail_bytes, std::uint64_t block);
 
 // The decision: whether `free` holds `needed`, or what is short (bytes, inodes or both), in words.
 result<void> space_fits(const output_space& needed, const output_space& free);
 
 // Throws failure(usage_error) naming the directory, the bytes and inodes needed and free, and the
-// fix, unless the file system `output` is published on has room for both outputs (statvfs: the
+// fix, unless the file system `output` is published on has room for every output (statvfs: the
 // blocks and inodes an unprivileged writer may take). Checked before anything runs.
 void check_output_space(const std::string& output, std::uint64_t input_values, const std::vector<std::string>& features,
-                        const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes);
+                        const std::string& id_column, std::uint64_t data_bytes, std::uint64_t text_bytes,
+                        std::uint64_t diagnostics_tail_bytes);
 
 // Appends `s` as one CSV field: as is, or quoted (quotes doubled) when it holds , " CR or LF.
 void append_csv_field(std::string& out, const std::string& s);

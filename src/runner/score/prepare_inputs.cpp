@@ -28,7 +28,7 @@ verified_script check_local_inputs(const score_request& request) {
   // most they can take.
   if (request.publish)
     check_output_space(request.output, request.limits.input_values, request.features, request.id_column, data_bytes,
-                       request.model.size() + request.data.size() + request.output.size());
+                       request.model.size() + request.data.size() + request.output.size(), request.stderr_tail_bytes);
   return script;
 }
 

@@ -51,7 +51,7 @@ TEST_F(OutputDir, AMissingDirectoryPassesTheChecksAndIsCreatedOnlyAtPublishing) 
   const std::string out = dir_ + "/outputs/sandbox-predictions.csv";
   check_fresh_output(out, "--output");
   check_fresh_output(provenance_path_for(out), "--output (its provenance)");
-  check_output_space(out, 1000, {"a"}, "", 100, 100);  // its file system is its parent's
+  check_output_space(out, 1000, {"a"}, "", 100, 100, 0);  // its file system is its parent's
   EXPECT_EQ(check_output_dir(out, "--output"), dir_);
   EXPECT_EQ(existing_dir_of(out), dir_);
   EXPECT_FALSE(fs::exists(dir_ + "/outputs")) << "a check created the directory";
