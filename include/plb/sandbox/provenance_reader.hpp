@@ -207,6 +207,12 @@ inline bool read_limits(const boost::json::object& o, provenance_read& out) {
   }
   for (const limit_info& i : limit_table) {
     std::uint64_t v = 0;
+    // A provenance sealed before the bundle's bounds existed has none of them: they bound nothing
+    // in a run without a bundle, so an absent one reads as its default.
+    if (is_bundle_limit(i.field) && !o.contains(i.name)) {
+      out.record.limits.*(i.member) = SandboxLimits{}.*(i.member);
+      continue;
+    }
     if (!f.count(o, i.name, v)) return false;
     if (v < i.min || v > i.max) return f.fail(provenance_error::bad_value, i.name);
     out.record.limits.*(i.member) = v;
