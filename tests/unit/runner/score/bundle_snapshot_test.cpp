@@ -21,8 +21,8 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -398,7 +398,8 @@ TEST_F(BundleSnapshot, ACopyThatDoesNotFitTheRunDirectoryIsRefused) {
               } catch (const failure& f) {
                 const std::string said = f.what();
                 if (f.verdict() != sandbox::verdict::host_refused) return "not host_refused: " + said;
-                if (said.find("weights.bin: its copy needs 25165824 bytes") == std::string::npos) return "said: " + said;
+                if (said.find("weights.bin: its copy needs 25165824 bytes") == std::string::npos)
+                  return "said: " + said;
               }
               if (fs::exists(dir.path() + "/bundle")) return std::string("left behind");
               return "";
