@@ -63,9 +63,9 @@ constexpr std::size_t printable_utf8_length(std::string_view s) noexcept {
     cp = (cp << 6) | (b & 0x3fu);
   }
   if (cp < least || cp > 0x10ffff) return 0;
-  if (cp >= 0xd800 && cp <= 0xdfff) return 0;  // surrogates are not characters
-  if (cp >= 0x80 && cp <= 0x9f) return 0;      // C1 controls
-  if (cp == 0x2028 || cp == 0x2029) return 0;  // line and paragraph separators
+  if (cp >= 0xd800 && cp <= 0xdfff) return 0;                                      // surrogates are not characters
+  if (cp >= 0x80 && cp <= 0x9f) return 0;                                          // C1 controls
+  if (cp == 0x2028 || cp == 0x2029) return 0;                                      // line and paragraph separators
   if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) return 0;  // bidi overrides
   return n;
 }

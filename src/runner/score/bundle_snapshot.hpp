@@ -83,8 +83,8 @@ using bundle_result = boost::system::result<T, bundle_error>;
 
 // The bundle's listing and digest, read without copying anything: every check above but the free
 // space. `keep_text` keeps the listing's text (bundle-digest --list). Never throws failure.
-bundle_result<sandbox::bundle_listing> digest_bundle(const std::string& bundle_dir, const sandbox::SandboxLimits& limits,
-                                                     bool keep_text = false);
+bundle_result<sandbox::bundle_listing> digest_bundle(const std::string& bundle_dir,
+                                                     const sandbox::SandboxLimits& limits, bool keep_text = false);
 
 // The name of the private copy in the run directory.
 inline constexpr const char* bundle_copy_name = "bundle";

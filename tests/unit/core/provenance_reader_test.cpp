@@ -94,6 +94,21 @@ TEST(ProvenanceReader, AnOlderRecordWithoutPathsAndNullsReads) {
   EXPECT_EQ(sb::parse_provenance(edited("input_bytes", boost::json::value(-1))).field, "input_bytes");
 }
 
+// A record sealed before the bundle's bounds existed has none of them: they bound nothing in a run
+// without a bundle, so each reads as its default, and every other limit is still required.
+TEST(ProvenanceReader, ARecordWithoutTheBundlesBoundsReadsThemAsDefaults) {
+  auto o = sb::to_json(sample());
+  auto& limits = o["limits"].as_object();
+  for (const char* k : {"bundle_mib", "bundle_files", "bundle_depth", "bundle_path_bytes"}) {
+    ASSERT_TRUE(limits.contains(k)) << k << " is rendered";
+    limits.erase(k);
+  }
+  const auto p = sb::parse_provenance(boost::json::serialize(o));
+  ASSERT_TRUE(p) << sb::message(p.error) << " " << p.field;
+  EXPECT_EQ(p.record.limits, sample().limits);
+  EXPECT_EQ(p.record.limits.bundle_mib, sb::SandboxLimits{}.bundle_mib);
+}
+
 TEST(ProvenanceReader, EachProblemIsTypedAndNamesItsField) {
   using E = sb::provenance_error;
   const struct {
@@ -120,6 +135,9 @@ TEST(ProvenanceReader, EachProblemIsTypedAndNamesItsField) {
       {"usage.wall_seconds", boost::json::value(-1.0), E::bad_value},
       {"usage.startup_seconds", boost::json::value(-1.0), E::bad_value},
       {"limits.start_seconds", boost::json::value(4), E::bad_value},
+      {"limits.bundle_mib", boost::json::value(0), E::bad_value},
+      {"limits.bundle_path_bytes", boost::json::value(4097), E::bad_value},
+      {"limits.script_mib", std::nullopt, E::missing_field},
       {"usage", boost::json::value("fast"), E::wrong_type},
       {"features", boost::json::array{1}, E::wrong_type},
       {"features", boost::json::array{""}, E::bad_value},
