@@ -109,7 +109,7 @@ sandbox::scoring_request request_from_flags(const score_flags& f) {
 const field_names& cli_field_names() noexcept {
   static constexpr field_names flags{
       "--model",     "--model-sha256", "--runtime-image",           "--data", "--feature", "--id-column",
-      "--task-type", "--output",       "--output (its provenance)", &flag_of, "--bundle", "--bundle-sha256"};
+      "--task-type", "--output",       "--output (its provenance)", &flag_of, "--bundle",  "--bundle-sha256"};
   return flags;
 }
 

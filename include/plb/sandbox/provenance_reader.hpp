@@ -288,11 +288,11 @@ inline bool read_top(const boost::json::object& o, provenance_read& out) {
   auto& r = out.record;
   std::string schema, privacy;
   std::uint64_t rows = 0;
-  if (!f.only(o, {"schema",      "privacy",         "tool_version",       "model_sha256", "runtime_image",
-                  "runtime",     "limits",          "task_type",          "features",     "id_column",
-                  "rows",        "input_sha256",    "predictions_sha256", "started_at",   "usage",
-                  "verdict",     "model_path",      "data_path",          "cpuset",       "ran_on",
-                  "input_bytes", "predictions_path", "bundle_sha256", "bundle_bytes", "bundle_files",
+  if (!f.only(o, {"schema",      "privacy",          "tool_version",       "model_sha256", "runtime_image",
+                  "runtime",     "limits",           "task_type",          "features",     "id_column",
+                  "rows",        "input_sha256",     "predictions_sha256", "started_at",   "usage",
+                  "verdict",     "model_path",       "data_path",          "cpuset",       "ran_on",
+                  "input_bytes", "predictions_path", "bundle_sha256",      "bundle_bytes", "bundle_files",
                   "bundle_path"}) ||
       !f.text(o, "schema", schema))
     return false;

@@ -246,8 +246,8 @@ class sandbox_policy_builder {
   }
 
   sandbox_policy_builder& script(std::string_view host_path) {
-    if (const auto e = mount_source_error(host_path, policy_error::script_path_relative,
-                                          policy_error::script_path_unsafe);
+    if (const auto e =
+            mount_source_error(host_path, policy_error::script_path_relative, policy_error::script_path_unsafe);
         e != policy_error::ok)
       return fail(e);
     spec_.script_path_.assign(host_path);
@@ -258,8 +258,8 @@ class sandbox_policy_builder {
   // The bundle snapshot's directory: the run's second mount, at bundle_target, read-only. Held to
   // the script path's rules (absolute; nothing --mount would reinterpret; no ".." segment).
   sandbox_policy_builder& bundle(std::string_view host_dir) {
-    if (const auto e = mount_source_error(host_dir, policy_error::bundle_path_relative,
-                                          policy_error::bundle_path_unsafe);
+    if (const auto e =
+            mount_source_error(host_dir, policy_error::bundle_path_relative, policy_error::bundle_path_unsafe);
         e != policy_error::ok)
       return fail(e);
     spec_.bundle_path_.assign(host_dir);

@@ -323,8 +323,7 @@ TEST(ContainerSpec, WithoutABundleThereIsOneMount) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r.spec->bundle_path(), "");
   const auto argv = r.spec->docker_run_arguments();
-  EXPECT_EQ(std::count_if(argv.begin(), argv.end(), [](const std::string& a) { return a.starts_with("--mount="); }),
-            1);
+  EXPECT_EQ(std::count_if(argv.begin(), argv.end(), [](const std::string& a) { return a.starts_with("--mount="); }), 1);
   for (const auto& a : argv) EXPECT_EQ(a.find("/sandbox/bundle"), std::string::npos) << a;
 }
 

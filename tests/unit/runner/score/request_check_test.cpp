@@ -31,8 +31,8 @@ class RequestChecks : public ::testing::Test {
   }
   static std::string limit_name(sandbox::limit_field f) { return "limits." + std::string(sandbox::info(f).name); }
   field_names names{
-      "--model",     "--model-sha256", "--runtime-image",           "--data",   "--feature", "--id-column",
-      "--task-type", "--output",       "--output (its provenance)", &limit_name, "--bundle", "--bundle-sha256"};
+      "--model",     "--model-sha256", "--runtime-image",           "--data",    "--feature", "--id-column",
+      "--task-type", "--output",       "--output (its provenance)", &limit_name, "--bundle",  "--bundle-sha256"};
 };
 
 TEST_F(RequestChecks, AGoodRequestParses) {
@@ -117,8 +117,9 @@ TEST_F(RequestChecks, ABundleIsBothFieldsOrNeither) {
     check_request(r, api_field_names());
     ADD_FAILURE() << "a bundle without its digest accepted";
   } catch (const failure& f) {
-    EXPECT_EQ(std::string(f.what()), "bundle_path /srv/bundle: given without bundle_sha256 (a bundle runs only "
-                                     "against its reviewed digest)");
+    EXPECT_EQ(std::string(f.what()),
+              "bundle_path /srv/bundle: given without bundle_sha256 (a bundle runs only "
+              "against its reviewed digest)");
   }
 }
 
