@@ -97,8 +97,9 @@ for s in ["sha256:" + H, "", " sha256:" + H, "sha256:" + H + "\n", "python:3.11"
     put("image_id", s)
 
 # ---- limit_value: byte 0 = field index ----
-FIELDS = [(1, 3600), (64, 65536), (100, 64000), (4, 1024), (64, 8192), (1, 1024), (1, 256), (16, 65536), (1, 1024),
-          (1, 10000000), (1, 1024), (1, 64)]
+# limit_table's rows in order (include/plb/sandbox/limits.hpp), the bundle's four last.
+FIELDS = [(1, 3600), (5, 600), (64, 65536), (100, 64000), (4, 1024), (64, 8192), (1, 1024), (1, 256), (16, 65536),
+          (1, 1024), (1, 10000000), (1, 1024), (1, 64), (1, 65536), (1, 100000), (1, 64), (16, 4096)]
 for i, (lo, hi) in enumerate(FIELDS):
     for text in [str(lo), str(hi), str(lo - 1), str(hi + 1), "0" + str(lo), "+" + str(lo), "-1", "1.5", " 30", "30 ",
                  "", "1e3", "99999999999999999999999"]:

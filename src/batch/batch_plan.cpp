@@ -33,7 +33,9 @@ const field_names manifest_names{"model",
                                  "task_type",
                                  "output",
                                  "output (its provenance)",
-                                 &manifest_limit_name};
+                                 &manifest_limit_name,
+                                 "bundle",
+                                 "bundle_sha256"};
 
 namespace {
 

@@ -12,7 +12,8 @@
 namespace plb {
 namespace {
 
-constexpr std::string_view stage_names[] = {"reading-data", "gate-opened", "started", "reaped"};
+constexpr std::string_view stage_names[] = {"reading-data", "gate-opened",  "started",
+                                            "reaped",       "bundle-entry", "bundle-read"};
 
 void say(std::string_view text) noexcept { (void)!::write(STDERR_FILENO, text.data(), text.size()); }
 

@@ -20,6 +20,8 @@ enum class hold_stage {
   gate_opened,   // the docker client's engine gate has just opened: its requests wait while stopped
   started,       // the watchdog has seen the container start and armed the reaper with the wall time
   reaped,        // the docker client has exited and been reaped; the container is not yet inspected
+  bundle_entry,  // a bundle's entry has been stat'ed and is about to be opened (every entry)
+  bundle_read,   // a bundle's file is being read (after its first block; every file)
 };
 
 #ifdef PLB_SANDBOX_TEST_HOLDS

@@ -44,6 +44,7 @@ if(TARGET plb_sandbox_batch)
   # The hold points as the runner is built: with them (the dev preset) the test drives the real ones.
   if(PLB_SANDBOX_TEST_HOLDS)
     target_compile_definitions(test_hold_test PRIVATE PLB_SANDBOX_TEST_HOLDS)
+    target_compile_definitions(bundle_snapshot_test PRIVATE PLB_SANDBOX_TEST_HOLDS)
   endif()
 endif()
 

@@ -67,6 +67,11 @@ void add_score_flags(CLI::App& c, score_flags& f) {
                "is created 0700 (one level, in a directory of your own)")
       ->required();
   c.add_option("--id-column", f.id_column, "a CSV column copied verbatim into the output instead of row numbers");
+  c.add_option("--bundle", f.bundle,
+               "a model bundle: a directory of weights and files the script reads, read-only, at /sandbox/bundle "
+               "(copied once into the run, never parsed on the host); needs --bundle-sha256");
+  c.add_option("--bundle-sha256", f.bundle_sha256,
+               "the bundle's reviewed digest (plb-sandbox bundle-digest DIR); needs --bundle");
   c.add_flag("--keep-stderr", f.keep_stderr, keep_stderr_help("<output>.stderr"));
 }
 
@@ -94,6 +99,8 @@ sandbox::scoring_request request_from_flags(const score_flags& f) {
           .task = *task,
           .output_path = f.output,
           .limits = limits,
+          .bundle_path = f.bundle,
+          .bundle_sha256 = f.bundle_sha256,
           .keep_stderr = f.keep_stderr,
           .stderr_path = {},  // <output>.stderr
           .stderr_tail_kib = sandbox::stderr_tail_bounds::default_kib};
@@ -102,7 +109,7 @@ sandbox::scoring_request request_from_flags(const score_flags& f) {
 const field_names& cli_field_names() noexcept {
   static constexpr field_names flags{
       "--model",     "--model-sha256", "--runtime-image",           "--data", "--feature", "--id-column",
-      "--task-type", "--output",       "--output (its provenance)", &flag_of};
+      "--task-type", "--output",       "--output (its provenance)", &flag_of, "--bundle", "--bundle-sha256"};
   return flags;
 }
 

@@ -17,6 +17,7 @@ struct score_flags {
   std::string model, model_sha256, runtime_image, data, task_type, output, id_column;
   std::vector<std::string> features;
   std::string seconds, memory_mb;
+  std::string bundle, bundle_sha256;  // both or neither: a model bundle and its reviewed digest
   bool keep_stderr = false;               // the operator's diagnostics file, <output>.stderr (off: the spec's run)
   CLI::Option* seconds_option = nullptr;  // to tell an empty value from no flag at all
   CLI::Option* memory_option = nullptr;

@@ -19,7 +19,7 @@ struct exit_code_info {
 };
 
 // clang-format off
-inline constexpr std::array<exit_code_info, 20> exit_code_table{{
+inline constexpr std::array<exit_code_info, 21> exit_code_table{{
     {0, "success", "", "predictions and provenance written"},
     {2, "usage_error", "", "bad flags; nothing ran"},
     {3, "host_refused", "", "the host failed a preflight check; nothing ran"},
@@ -44,6 +44,7 @@ inline constexpr std::array<exit_code_info, 20> exit_code_table{{
     {19, "predictions_changed", "verify",
      "the published predictions are not the file the provenance was sealed for (another digest or another "
      "name); nothing ran"},
+    {20, "bundle_changed", "verify", "the model bundle no longer has the recorded digest; nothing ran"},
 }};
 // clang-format on
 

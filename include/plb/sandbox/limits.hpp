@@ -29,6 +29,11 @@ struct SandboxLimits {
   std::uint64_t input_values = 1'000'000;  // feature values sent to the script
   std::uint64_t input_json_mib = 64;       // encoded {"features": ...} document
   std::uint64_t script_mib = 8;            // the submitted script, embedded parameters included
+  // The model bundle (--bundle, docs/bundles.md): bind only a run that has one.
+  std::uint64_t bundle_mib = 2048;         // the bundle's regular files' bytes, all together
+  std::uint64_t bundle_files = 10'000;     // its regular files
+  std::uint64_t bundle_depth = 16;         // path components of any entry ("a/b/c" is 3)
+  std::uint64_t bundle_path_bytes = 1024;  // bytes of any entry's relative path
 
   friend constexpr bool operator==(const SandboxLimits&, const SandboxLimits&) = default;
 };
@@ -47,6 +52,10 @@ enum class limit_field : std::uint8_t {
   input_values,
   input_json_mib,
   script_mib,
+  bundle_mib,
+  bundle_files,
+  bundle_depth,
+  bundle_path_bytes,
 };
 
 struct limit_info {
@@ -64,7 +73,7 @@ inline constexpr std::uint64_t mib = 1024 * 1024;
 // The bounds. A reviewer reads this table, not the code that uses it.
 // One row a line: it reads as the table it is.
 // clang-format off
-inline constexpr std::array<limit_info, 13> limit_table{{
+inline constexpr std::array<limit_info, 17> limit_table{{
     {limit_field::wall_seconds, "wall_seconds", &SandboxLimits::wall_seconds, 1, 3600, "s",
      "a run that cannot finish in an hour is not an evaluation; 0 would never start"},
     {limit_field::start_seconds, "start_seconds", &SandboxLimits::start_seconds, 5, 600, "s",
@@ -94,6 +103,15 @@ inline constexpr std::array<limit_info, 13> limit_table{{
      "MiB", "the script holds the whole document in memory"},
     {limit_field::script_mib, "script_mib", &SandboxLimits::script_mib, 1, 64, "MiB",
      "the snapshot is read into host memory once"},
+    {limit_field::bundle_mib, "bundle_mib", &SandboxLimits::bundle_mib, 1, 65536, "MiB",
+     "copied once into the run directory (its free space is checked first); streamed, never held in "
+     "host memory; 64 GiB is more than the largest memory limit can load"},
+    {limit_field::bundle_files, "bundle_files", &SandboxLimits::bundle_files, 1, 100'000, "files",
+     "the host holds each file's path, size and digest until the listing is sorted"},
+    {limit_field::bundle_depth, "bundle_depth", &SandboxLimits::bundle_depth, 1, 64, "components",
+     "the walk holds one directory descriptor a level"},
+    {limit_field::bundle_path_bytes, "bundle_path_bytes", &SandboxLimits::bundle_path_bytes, 16, 4096,
+     "bytes", "4096 is PATH_MAX; the host holds every path until the listing is sorted"},
 }};
 // clang-format on
 
@@ -109,6 +127,12 @@ static_assert(
 constexpr const limit_info& info(limit_field f) noexcept { return limit_table[static_cast<std::size_t>(f)]; }
 
 constexpr std::uint64_t get(const SandboxLimits& l, limit_field f) noexcept { return l.*(info(f).member); }
+
+// The bundle's bounds (docs/bundles.md): they bind only a run that has a bundle.
+constexpr bool is_bundle_limit(limit_field f) noexcept {
+  return f == limit_field::bundle_mib || f == limit_field::bundle_files || f == limit_field::bundle_depth ||
+         f == limit_field::bundle_path_bytes;
+}
 
 constexpr std::uint64_t bytes(std::uint64_t mebibytes) noexcept { return mebibytes * mib; }
 

@@ -59,6 +59,13 @@ struct provenance_record {
   // Where the predictions were published (absolute; "" for the in-memory API, which publishes
   // nothing): the one file this provenance vouches for, with predictions_sha256.
   std::string predictions_path;
+  // The model bundle the run mounted at /sandbox/bundle, when it had one: the digest its snapshot
+  // was checked against, the snapshot's bytes and files, and where it was read (absolute). Written
+  // only for a bundle run, so a run without one records exactly what it did before bundles; a
+  // record without them (that run's, or an older tool's) reads as no bundle (nullopt, 0, 0, "").
+  std::optional<sha256_digest> bundle_sha256;
+  std::uint64_t bundle_bytes = 0, bundle_files = 0;
+  std::string bundle_path;
 };
 
 inline boost::json::object to_json(const sandbox_usage& u) {
@@ -103,6 +110,12 @@ inline boost::json::object to_json(const provenance_record& p) {
   if (!p.data_path.empty()) o["input_bytes"] = p.input_bytes;
   if (!p.predictions_path.empty()) o["predictions_path"] = p.predictions_path;
   if (!p.node.empty() || !p.worker.empty()) o["ran_on"] = {{"node", p.node}, {"worker", p.worker}};
+  if (p.bundle_sha256) {
+    o["bundle_sha256"] = p.bundle_sha256->hex();
+    o["bundle_bytes"] = p.bundle_bytes;
+    o["bundle_files"] = p.bundle_files;
+    o["bundle_path"] = p.bundle_path;
+  }
   return o;
 }
 

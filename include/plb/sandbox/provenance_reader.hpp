@@ -207,6 +207,12 @@ inline bool read_limits(const boost::json::object& o, provenance_read& out) {
   }
   for (const limit_info& i : limit_table) {
     std::uint64_t v = 0;
+    // A provenance sealed before the bundle's bounds existed has none of them: they bound nothing
+    // in a run without a bundle, so an absent one reads as its default.
+    if (is_bundle_limit(i.field) && !o.contains(i.name)) {
+      out.record.limits.*(i.member) = SandboxLimits{}.*(i.member);
+      continue;
+    }
     if (!f.count(o, i.name, v)) return false;
     if (v < i.min || v > i.max) return f.fail(provenance_error::bad_value, i.name);
     out.record.limits.*(i.member) = v;
@@ -261,6 +267,22 @@ inline bool read_features(const boost::json::object& o, provenance_fields& f, pr
   return true;
 }
 
+// The bundle's four fields came with bundles: all four, or none (a run without a bundle, or an
+// older tool's record: no bundle).
+inline bool read_bundle(const boost::json::object& o, provenance_fields& f, provenance_record& r) {
+  if (!o.contains("bundle_sha256")) {
+    for (const char* key : {"bundle_bytes", "bundle_files", "bundle_path"})
+      if (o.contains(key)) return f.fail(provenance_error::missing_field, "bundle_sha256");
+    return true;
+  }
+  sha256_digest digest;
+  if (!f.digest(o, "bundle_sha256", digest) || !f.count(o, "bundle_bytes", r.bundle_bytes) ||
+      !f.count(o, "bundle_files", r.bundle_files) || !f.text(o, "bundle_path", r.bundle_path))
+    return false;
+  r.bundle_sha256 = digest;
+  return true;
+}
+
 inline bool read_top(const boost::json::object& o, provenance_read& out) {
   provenance_fields f(out, "");
   auto& r = out.record;
@@ -270,7 +292,8 @@ inline bool read_top(const boost::json::object& o, provenance_read& out) {
                   "runtime",     "limits",          "task_type",          "features",     "id_column",
                   "rows",        "input_sha256",    "predictions_sha256", "started_at",   "usage",
                   "verdict",     "model_path",      "data_path",          "cpuset",       "ran_on",
-                  "input_bytes", "predictions_path"}) ||
+                  "input_bytes", "predictions_path", "bundle_sha256", "bundle_bytes", "bundle_files",
+                  "bundle_path"}) ||
       !f.text(o, "schema", schema))
     return false;
   if (schema != provenance_schema) return f.fail(provenance_error::wrong_schema, "schema");
@@ -292,6 +315,7 @@ inline bool read_top(const boost::json::object& o, provenance_read& out) {
     if (!ran || !f.only(*ran, {"node", "worker"}) || !f.text(*ran, "node", r.node) || !f.text(*ran, "worker", r.worker))
       return false;
   }
+  if (!read_bundle(o, f, r)) return false;
   const auto* runtime = f.object(o, "runtime");
   const auto* limits = runtime ? f.object(o, "limits") : nullptr;
   const auto* usage = limits ? f.object(o, "usage") : nullptr;

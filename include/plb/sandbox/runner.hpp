@@ -44,6 +44,12 @@ struct scoring_request {
   std::string output_path;  // must not exist; the provenance goes to output_path + ".sandbox.json";
                             // a missing directory is created 0700 with them (README, "Quick start")
   SandboxLimits limits;     // each field within its bounds (limits.hpp: validate)
+  // Optional, both or neither: a model bundle (a directory of weights and files) and its reviewed
+  // digest (64 hex digits, as `plb-sandbox bundle-digest` prints). It is snapshotted into the run's
+  // private directory, checked against the digest before any container exists, and mounted
+  // read-only at /sandbox/bundle (sandbox_policy.hpp's bundle_target). Empty: today's one-mount run.
+  std::string bundle_path;
+  std::string bundle_sha256;
   // Opt-in, for the operator's eyes only (stderr_diagnostics.hpp; README, "Privacy"): the last
   // stderr_tail_kib KiB of the script's stderr, escaped, written 0600 and fresh like the outputs to
   // stderr_path (empty: output_path + ".stderr") for every verdict the script reached (script_failed,
@@ -106,6 +112,9 @@ struct in_memory_request {
   std::vector<std::string> feature_names;  // optional, for the provenance: empty means "0", "1", ...
   task_type task = task_type::regression;
   SandboxLimits limits;
+  // Optional, both or neither, as scoring_request's: a model bundle on disk and its reviewed digest.
+  std::string bundle_path;
+  std::string bundle_sha256;
   // Opt-in: the script's stderr tail, escaped as the diagnostics file holds it, returned in
   // in_memory_result::stderr_diagnostics (no file is written). For the operator's eyes only.
   bool keep_stderr = false;

@@ -2,9 +2,11 @@
 // The sandbox policy: the one place that decides what the sandbox looks like.
 //
 // In the manner of sandbox2's PolicyBuilder, a builder collects the few values a caller may choose
-// (image, script snapshot, run ID, limits, user) and yields an immutable spec; the first invalid
-// value sticks and is reported by build(). Every control is always on: nothing here can drop one,
-// add a mount, a flag or a variable, or name an image by tag. The rendered `docker run` arguments
+// (image, script snapshot, run ID, limits, user, and a model bundle's snapshot) and yields an
+// immutable spec; the first invalid value sticks and is reported by build(). Every control is
+// always on: nothing here can drop one, add a flag or a variable, or name an image by tag. The only
+// mounts are the script's and, for a run given a bundle, the bundle's: both read-only, each from a
+// private snapshot in the run directory, at fixed targets. The rendered `docker run` arguments
 // are a pure function of the spec, so a reviewer audits this file and its tests.
 #pragma once
 
@@ -37,6 +39,8 @@ enum class policy_error : std::uint8_t {
   missing_cpuset,            // a run without one: the guest would see, and size its thread pools to, every host CPU
   cpuset_too_wide,           // more CPUs than the CPU limit rounds up to (guest_cpus)
   threads_exceed_processes,  // guest_threads_needed() is more than guest_processes
+  bundle_path_relative,
+  bundle_path_unsafe,  // as script_path_unsafe, for the bundle snapshot's directory
 };
 
 constexpr std::string_view message(policy_error e) noexcept {
@@ -60,6 +64,9 @@ constexpr std::string_view message(policy_error e) noexcept {
     case policy_error::cpuset_too_wide: return "the CPU set holds more CPUs than the CPU limit rounds up to";
     case policy_error::threads_exceed_processes:
       return "the guest's thread pools (two a CPU, and the interpreter) need more than guest_processes allows";
+    case policy_error::bundle_path_relative: return "bundle snapshot path must be absolute";
+    case policy_error::bundle_path_unsafe:
+      return "bundle snapshot path holds a comma, quote, '=', control character or '..' segment";
   }
   return "unknown error";
 }
@@ -82,6 +89,9 @@ inline constexpr std::uint64_t deadline_grace_seconds = 10;
 // The preflight's gVisor probe prints one line; its watchdog and its deadline use this wall time.
 inline constexpr std::uint64_t probe_wall_seconds = 60;
 inline constexpr std::string_view script_target = "/sandbox/model.py";
+// Where a run given a model bundle (--bundle) finds it: one read-only directory, the bundle's
+// snapshot. A run without a bundle has no such mount (nor the directory).
+inline constexpr std::string_view bundle_target = "/sandbox/bundle";
 inline constexpr std::string_view scratch_target = "/tmp";
 inline constexpr std::string_view entrypoint = "/usr/bin/env";  // run with -i: empty environment
 inline constexpr std::string_view python = "/usr/local/bin/python";
@@ -98,6 +108,8 @@ class sandbox_policy {
  public:
   const image_id& image() const noexcept { return *image_; }
   const std::string& script_path() const noexcept { return script_path_; }
+  // The bundle snapshot's directory on the host, "" for a run without a bundle (one mount only).
+  const std::string& bundle_path() const noexcept { return bundle_path_; }
   const std::string& run_id() const noexcept { return run_id_; }
   const SandboxLimits& limits() const noexcept { return limits_; }
   std::uint32_t uid() const noexcept { return uid_; }
@@ -176,6 +188,9 @@ class sandbox_policy {
     if (with_script) {
       argv.push_back("--mount=type=bind,source=" + script_path_ + ",target=" + std::string(k::script_target) +
                      ",readonly");
+      if (!bundle_path_.empty())  // the second mount, for a bundle run only: read-only like the script's
+        argv.push_back("--mount=type=bind,source=" + bundle_path_ + ",target=" + std::string(k::bundle_target) +
+                       ",readonly");
     }
     const std::vector<std::string> rest{
         "--tmpfs=" + std::string(k::scratch_target) + ":rw,size=" + n(limits_.scratch_mib) +
@@ -205,6 +220,7 @@ class sandbox_policy {
 
   std::optional<image_id> image_;  // always set in a built policy
   std::string script_path_;
+  std::string bundle_path_;
   std::string run_id_;
   std::string owner_;
   SandboxLimits limits_;
@@ -230,17 +246,36 @@ class sandbox_policy_builder {
   }
 
   sandbox_policy_builder& script(std::string_view host_path) {
-    if (host_path.empty() || host_path.front() != '/') return fail(policy_error::script_path_relative);
-    for (char c : host_path) {
-      const auto u = static_cast<unsigned char>(c);
-      if (c == ',' || c == '"' || c == '=' || c == ':' || u < 0x20 || u == 0x7f)
-        return fail(policy_error::script_path_unsafe);
-    }
-    if (host_path.find("/../") != std::string_view::npos || host_path.ends_with("/.."))
-      return fail(policy_error::script_path_unsafe);
+    if (const auto e = mount_source_error(host_path, policy_error::script_path_relative,
+                                          policy_error::script_path_unsafe);
+        e != policy_error::ok)
+      return fail(e);
     spec_.script_path_.assign(host_path);
     have_script_ = true;
     return *this;
+  }
+
+  // The bundle snapshot's directory: the run's second mount, at bundle_target, read-only. Held to
+  // the script path's rules (absolute; nothing --mount would reinterpret; no ".." segment).
+  sandbox_policy_builder& bundle(std::string_view host_dir) {
+    if (const auto e = mount_source_error(host_dir, policy_error::bundle_path_relative,
+                                          policy_error::bundle_path_unsafe);
+        e != policy_error::ok)
+      return fail(e);
+    spec_.bundle_path_.assign(host_dir);
+    return *this;
+  }
+
+  // Why `host_path` cannot be a --mount source (`relative` or `unsafe`), or ok.
+  static constexpr policy_error mount_source_error(std::string_view host_path, policy_error relative,
+                                                   policy_error unsafe) noexcept {
+    if (host_path.empty() || host_path.front() != '/') return relative;
+    for (char c : host_path) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == ',' || c == '"' || c == '=' || c == ':' || u < 0x20 || u == 0x7f) return unsafe;
+    }
+    if (host_path.find("/../") != std::string_view::npos || host_path.ends_with("/..")) return unsafe;
+    return policy_error::ok;
   }
 
   sandbox_policy_builder& run_id(std::string_view id) {

@@ -113,6 +113,8 @@ score_request check_in_memory_request(const sandbox::in_memory_request& r) {
   as_file.features = columns;
   as_file.task = r.task;
   as_file.limits = r.limits;
+  as_file.bundle_path = r.bundle_path;
+  as_file.bundle_sha256 = r.bundle_sha256;
   score_request checked = check_request(as_file, names, false);
   checked.data.clear();
   checked.output.clear();

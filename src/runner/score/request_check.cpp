@@ -19,7 +19,7 @@ field_names api_field_names() noexcept {
   return {"model_path",     "model_sha256", "runtime_image",
           "data_path",      "features",     "id_column",
           "task",           "output_path",  "output_path (its provenance)",
-          &limit_field_name};
+          &limit_field_name, "bundle_path",  "bundle_sha256"};
 }
 
 void check_limits(const sandbox::SandboxLimits& limits, const field_names& names) {
@@ -56,6 +56,23 @@ void check_task(sandbox::task_type task, const field_names& names) {
                                  ": not a task type (expected " + known + ")");
 }
 
+std::optional<sandbox::sha256_digest> check_bundle(const std::string& bundle, const std::string& bundle_sha256,
+                                                  const field_names& names) {
+  if (bundle.empty() && bundle_sha256.empty()) return std::nullopt;  // no bundle: the one-mount run
+  if (bundle_sha256.empty())
+    fail(verdict::usage_error, std::string(names.bundle) + " " + bundle + ": given without " + names.bundle_sha256 +
+                                   " (a bundle runs only against its reviewed digest)");
+  if (bundle.empty())
+    fail(verdict::usage_error,
+         std::string(names.bundle_sha256) + ": given without " + names.bundle + " (the bundle's directory)");
+  const auto digest = sandbox::parse_sha256_hex(bundle_sha256);
+  if (!digest)
+    fail(verdict::usage_error, std::string(names.bundle_sha256) + ": " + std::string(sandbox::message(digest.error)) +
+                                   " at character " + std::to_string(digest.offset + 1) +
+                                   " (expected 64 hex digits, as plb-sandbox bundle-digest prints)");
+  return digest.digest;
+}
+
 score_request check_request(const sandbox::scoring_request& in, const field_names& names, bool fresh_outputs) {
   if (in.model_path.empty()) fail(verdict::usage_error, std::string(names.model) + " is empty");
   const auto digest = sandbox::parse_sha256_hex(in.model_sha256);
@@ -63,6 +80,7 @@ score_request check_request(const sandbox::scoring_request& in, const field_name
     fail(verdict::usage_error, std::string(names.model_sha256) + ": " + std::string(sandbox::message(digest.error)) +
                                    " at character " + std::to_string(digest.offset + 1) +
                                    " (expected 64 hex digits, as sha256sum prints)");
+  const auto bundle_digest = check_bundle(in.bundle_path, in.bundle_sha256, names);
   const auto image = sandbox::parse_image_id(in.runtime_image);
   if (!image)
     fail(verdict::usage_error,
@@ -87,7 +105,8 @@ score_request check_request(const sandbox::scoring_request& in, const field_name
   // A file request: the in-memory fields are unset (no script bytes, no table, published).
   score_request checked{
       in.model_path,  digest.digest, *image.id,    in.data_path, in.features, in.id_column, in.task, in.limits,
-      in.output_path, provenance,    std::nullopt, nullptr,      true,        names,        0,       {}};
+      in.output_path, provenance,    std::nullopt, nullptr,      true,        names,        0,       {},
+      bundle_digest ? in.bundle_path : std::string(), bundle_digest};
   if (in.keep_stderr) {
     checked.stderr_tail_bytes = check_stderr_tail(in.stderr_tail_kib);
     const bool derived = in.stderr_path.empty();

@@ -5,6 +5,7 @@
 // request keeps the names, so that what the run says later names the caller's fields too.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "plb/sandbox/runner.hpp"
@@ -23,6 +24,11 @@ void check_task(sandbox::task_type task, const field_names& names);
 // --keep-stderr's tail (stderr_diagnostics.hpp) in bytes; failure(usage_error) naming
 // stderr_tail_kib outside its bounds.
 std::size_t check_stderr_tail(std::uint64_t tail_kib);
+
+// The bundle's two fields, both or neither: nullopt for neither, else the parsed digest; one
+// without the other, or a digest that is not 64 hex digits, is a failure(usage_error) naming them.
+std::optional<sandbox::sha256_digest> check_bundle(const std::string& bundle, const std::string& bundle_sha256,
+                                                  const field_names& names);
 
 // Checks everything that can be checked without reading a file or asking the daemon, and returns
 // the request with its values parsed (and, with keep_stderr, the diagnostics file's fresh path). `fresh_outputs` false

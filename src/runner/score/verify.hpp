@@ -39,6 +39,7 @@ enum class verify_mismatch : std::uint8_t {
   image_changed,
   runtime_changed,
   predictions_changed,  // the published predictions are not the file the provenance was sealed for
+  bundle_changed,       // the model bundle (recorded path, or --bundle) is not the recorded digest
 };
 
 struct verify_mismatch_info {
@@ -49,13 +50,14 @@ struct verify_mismatch_info {
 
 // The codes are the rows of the core's one table (exit_codes.hpp), which holds each once.
 inline constexpr int verify_differs_exit_code = sandbox::exit_code_named("differs");
-inline constexpr std::array<verify_mismatch_info, 6> verify_mismatch_table{{
+inline constexpr std::array<verify_mismatch_info, 7> verify_mismatch_table{{
     {verify_mismatch::provenance_refused, sandbox::exit_code_named("provenance_refused"), "provenance_refused"},
     {verify_mismatch::model_changed, sandbox::exit_code_named("model_changed"), "model_changed"},
     {verify_mismatch::data_changed, sandbox::exit_code_named("data_changed"), "data_changed"},
     {verify_mismatch::image_changed, sandbox::exit_code_named("image_changed"), "image_changed"},
     {verify_mismatch::runtime_changed, sandbox::exit_code_named("runtime_changed"), "runtime_changed"},
     {verify_mismatch::predictions_changed, sandbox::exit_code_named("predictions_changed"), "predictions_changed"},
+    {verify_mismatch::bundle_changed, sandbox::exit_code_named("bundle_changed"), "bundle_changed"},
 }};
 static_assert(
     [] {
@@ -73,6 +75,7 @@ struct verify_options {
   std::string provenance_path;
   std::string output;                 // "" : a fresh `<name>.verify-N.csv` beside the original
   std::string model_path, data_path;  // "" : the recorded paths
+  std::string bundle_path;            // "" : the recorded bundle's path (a provenance without one: none)
   bool allow_changed_runtime = false;
   field_names names = api_field_names();  // how the caller names model_path and data_path
 };
@@ -104,6 +107,7 @@ struct verify_outcome {
 struct verify_checks {
   sandbox::provenance_record record;
   std::string model_path, data_path, original;
+  std::string bundle_path;  // the bundle checked and re-run with, "" when the run had none
   std::vector<verify_problem> problems;
   bool provenance_trusted = false;
   void add(verify_mismatch m, std::string message) { problems.push_back({m, std::move(message)}); }

@@ -23,6 +23,11 @@ TEST(Limits, DefaultsAreTheSpecs) {
   EXPECT_EQ(l.input_values, 1'000'000u);
   EXPECT_EQ(l.input_json_mib, 64u);
   EXPECT_EQ(l.script_mib, 8u);
+  // Issue 42: the model bundle's bounds (they bind only a run that has a bundle).
+  EXPECT_EQ(l.bundle_mib, 2048u);
+  EXPECT_EQ(l.bundle_files, 10'000u);
+  EXPECT_EQ(l.bundle_depth, 16u);
+  EXPECT_EQ(l.bundle_path_bytes, 1024u);
   EXPECT_FALSE(sb::validate(l).has_value());
 }
 
@@ -197,4 +202,14 @@ TEST(Limits, MessagesAreDistinct) {
   std::set<std::string_view> seen;
   for (auto e : {E::ok, E::empty, E::not_a_whole_number, E::leading_zero, E::out_of_bounds})
     EXPECT_TRUE(seen.insert(sb::message(e)).second);
+}
+
+TEST(Limits, TheBundlesBoundsAreTheFourBundleFields) {
+  std::set<std::string_view> bundle;
+  for (const auto& info : sb::limit_table)
+    if (sb::is_bundle_limit(info.field)) bundle.insert(info.name);
+  EXPECT_EQ(bundle, (std::set<std::string_view>{"bundle_mib", "bundle_files", "bundle_depth", "bundle_path_bytes"}));
+  // The host holds every path until the listing is sorted: bounded by the two largest values.
+  EXPECT_LE(sb::info(sb::limit_field::bundle_files).max * sb::info(sb::limit_field::bundle_path_bytes).max,
+            std::uint64_t{1} << 30);
 }

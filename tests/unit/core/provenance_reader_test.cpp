@@ -94,6 +94,21 @@ TEST(ProvenanceReader, AnOlderRecordWithoutPathsAndNullsReads) {
   EXPECT_EQ(sb::parse_provenance(edited("input_bytes", boost::json::value(-1))).field, "input_bytes");
 }
 
+// A record sealed before the bundle's bounds existed has none of them: they bound nothing in a run
+// without a bundle, so each reads as its default, and every other limit is still required.
+TEST(ProvenanceReader, ARecordWithoutTheBundlesBoundsReadsThemAsDefaults) {
+  auto o = sb::to_json(sample());
+  auto& limits = o["limits"].as_object();
+  for (const char* k : {"bundle_mib", "bundle_files", "bundle_depth", "bundle_path_bytes"}) {
+    ASSERT_TRUE(limits.contains(k)) << k << " is rendered";
+    limits.erase(k);
+  }
+  const auto p = sb::parse_provenance(boost::json::serialize(o));
+  ASSERT_TRUE(p) << sb::message(p.error) << " " << p.field;
+  EXPECT_EQ(p.record.limits, sample().limits);
+  EXPECT_EQ(p.record.limits.bundle_mib, sb::SandboxLimits{}.bundle_mib);
+}
+
 TEST(ProvenanceReader, EachProblemIsTypedAndNamesItsField) {
   using E = sb::provenance_error;
   const struct {
@@ -120,6 +135,9 @@ TEST(ProvenanceReader, EachProblemIsTypedAndNamesItsField) {
       {"usage.wall_seconds", boost::json::value(-1.0), E::bad_value},
       {"usage.startup_seconds", boost::json::value(-1.0), E::bad_value},
       {"limits.start_seconds", boost::json::value(4), E::bad_value},
+      {"limits.bundle_mib", boost::json::value(0), E::bad_value},
+      {"limits.bundle_path_bytes", boost::json::value(4097), E::bad_value},
+      {"limits.script_mib", std::nullopt, E::missing_field},
       {"usage", boost::json::value("fast"), E::wrong_type},
       {"features", boost::json::array{1}, E::wrong_type},
       {"features", boost::json::array{""}, E::bad_value},
@@ -150,4 +168,63 @@ TEST(ProvenanceReader, RefusesDuplicatesTrailingBytesNonObjectsAndHugeInput) {
             sb::provenance_error::too_large);
   for (int e = 0; e <= static_cast<int>(sb::provenance_error::bad_value); ++e)
     EXPECT_FALSE(sb::message(static_cast<sb::provenance_error>(e)).empty());
+}
+
+// A bundle run's four fields round-trip; a run without a bundle writes none of them (its record is
+// what it was before bundles), and such a record, as an older tool's, reads as no bundle.
+TEST(ProvenanceReader, TheBundleRoundTripsAndItsAbsenceReadsAsNone) {
+  auto with = sample();
+  with.bundle_sha256 = sb::sha256_of(std::string_view("listing")).digest;
+  with.bundle_bytes = 47'185'920;
+  with.bundle_files = 3;
+  with.bundle_path = "/srv/bundles/resnet";
+  const auto o = sb::to_json(with);
+  EXPECT_EQ(o.at("bundle_sha256").as_string(), with.bundle_sha256->hex());
+  EXPECT_EQ(o.at("bundle_path").as_string(), "/srv/bundles/resnet");
+  const auto p = sb::parse_provenance(sb::render_json(with));
+  ASSERT_TRUE(p) << sb::message(p.error) << " " << p.field;
+  ASSERT_TRUE(p.record.bundle_sha256);
+  EXPECT_EQ(p.record.bundle_sha256->hex(), with.bundle_sha256->hex());
+  EXPECT_EQ(p.record.bundle_bytes, 47'185'920u);
+  EXPECT_EQ(p.record.bundle_files, 3u);
+  EXPECT_EQ(p.record.bundle_path, "/srv/bundles/resnet");
+
+  const auto without = sb::to_json(sample());
+  for (const char* key : {"bundle_sha256", "bundle_bytes", "bundle_files", "bundle_path"})
+    EXPECT_FALSE(without.contains(key)) << key;
+  const auto old = sb::parse_provenance(sb::render_json(sample()));
+  ASSERT_TRUE(old);
+  EXPECT_FALSE(old.record.bundle_sha256);
+  EXPECT_EQ(old.record.bundle_bytes, 0u);
+  EXPECT_EQ(old.record.bundle_files, 0u);
+  EXPECT_EQ(old.record.bundle_path, "");
+}
+
+// All four or none; each held to its type.
+TEST(ProvenanceReader, TheBundleFieldsComeTogether) {
+  using E = sb::provenance_error;
+  auto with = sample();
+  with.bundle_sha256 = sb::sha256_of(std::string_view("listing")).digest;
+  with.bundle_path = "/srv/b";
+  const auto base = sb::to_json(with);
+  const auto read = [](boost::json::object o) { return sb::parse_provenance(boost::json::serialize(o)); };
+  for (const char* key : {"bundle_bytes", "bundle_files", "bundle_path"}) {
+    auto o = base;
+    o.erase(key);
+    EXPECT_EQ(read(o).error, E::missing_field) << key;
+    EXPECT_EQ(read(o).field, key);
+  }
+  auto o = base;
+  o.erase("bundle_sha256");
+  EXPECT_EQ(read(o).error, E::missing_field);
+  EXPECT_EQ(read(o).field, "bundle_sha256");
+  o = base;
+  o["bundle_sha256"] = std::string(64, 'A');
+  EXPECT_EQ(read(o).error, E::bad_value);
+  o = base;
+  o["bundle_bytes"] = -1;
+  EXPECT_EQ(read(o).field, "bundle_bytes");
+  o = base;
+  o["bundle_path"] = "/srv/a\nb";
+  EXPECT_EQ(read(o).error, E::bad_value);
 }

@@ -208,6 +208,16 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"colon_in_path", [](auto& b) { b.script("/a:b/m.py"); }, E::script_path_unsafe},
         Bad{"newline_in_path", [](auto& b) { b.script("/a\n/m.py"); }, E::script_path_unsafe},
         Bad{"dotdot_in_path", [](auto& b) { b.script("/a/../etc/m.py"); }, E::script_path_unsafe},
+        Bad{"relative_bundle", [](auto& b) { b.bundle("bundle"); }, E::bundle_path_relative},
+        Bad{"empty_bundle", [](auto& b) { b.bundle(""); }, E::bundle_path_relative},
+        Bad{"comma_in_bundle", [](auto& b) { b.bundle("/r/b,readonly=false"); }, E::bundle_path_unsafe},
+        Bad{"equals_in_bundle", [](auto& b) { b.bundle("/r/a=b"); }, E::bundle_path_unsafe},
+        Bad{"colon_in_bundle", [](auto& b) { b.bundle("/r/a:b"); }, E::bundle_path_unsafe},
+        Bad{"quote_in_bundle", [](auto& b) { b.bundle("/r/a\"b"); }, E::bundle_path_unsafe},
+        Bad{"newline_in_bundle", [](auto& b) { b.bundle("/r/a\nb"); }, E::bundle_path_unsafe},
+        Bad{"del_in_bundle", [](auto& b) { b.bundle("/r/a\x7f"); }, E::bundle_path_unsafe},
+        Bad{"dotdot_in_bundle", [](auto& b) { b.bundle("/r/../etc"); }, E::bundle_path_unsafe},
+        Bad{"dotdot_ends_bundle", [](auto& b) { b.bundle("/r/b/.."); }, E::bundle_path_unsafe},
         Bad{"short_run_id", [](auto& b) { b.run_id("abc"); }, E::run_id_malformed},
         Bad{"upper_run_id", [](auto& b) { b.run_id("0123456789ABCDEF0123456789abcdef"); }, E::run_id_malformed},
         Bad{"flag_run_id", [](auto& b) { b.run_id("--privileged=true-0123456789abcd"); }, E::run_id_malformed},
@@ -287,4 +297,42 @@ TEST(ContainerSpec, DeadlineLabelFollowsTheStartAllowanceAndTheWallTime) {
   ASSERT_TRUE(r) << sb::message(r.error);
   const auto argv = r.spec->docker_run_arguments();
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--label=plb-sandbox.expires-after=3655"), argv.end());
+}
+
+// A run given a bundle gets exactly one more argument than one without: the bundle snapshot's
+// read-only mount at its fixed target, right after the script's. Nothing else changes.
+TEST(ContainerSpec, ABundleAddsOneReadOnlyMountAndNothingElse) {
+  const std::string dir = "/var/lib/plb-sandbox/runs/abc/bundle";
+  const auto with = base().bundle(dir).build();
+  ASSERT_TRUE(with) << sb::message(with.error);
+  EXPECT_EQ(with.spec->bundle_path(), dir);
+  auto argv = with.spec->docker_run_arguments();
+  const std::string mount = "--mount=type=bind,source=" + dir + ",target=/sandbox/bundle,readonly";
+  EXPECT_EQ(sb::policy_constants::bundle_target, "/sandbox/bundle");
+  const auto at = std::find(argv.begin(), argv.end(), mount);
+  ASSERT_NE(at, argv.end());
+  ASSERT_NE(at, argv.begin());
+  EXPECT_EQ(*(at - 1), "--mount=type=bind,source=" + kScript + ",target=/sandbox/model.py,readonly");
+  argv.erase(at);
+  EXPECT_EQ(argv, base().build().spec->docker_run_arguments());
+}
+
+// Without bundle() the argv is the one-mount argv of DefaultArgvInFull: one --mount, the script's.
+TEST(ContainerSpec, WithoutABundleThereIsOneMount) {
+  const auto r = base().build();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r.spec->bundle_path(), "");
+  const auto argv = r.spec->docker_run_arguments();
+  EXPECT_EQ(std::count_if(argv.begin(), argv.end(), [](const std::string& a) { return a.starts_with("--mount="); }),
+            1);
+  for (const auto& a : argv) EXPECT_EQ(a.find("/sandbox/bundle"), std::string::npos) << a;
+}
+
+// The probe mounts nothing, bundle or not.
+TEST(ContainerSpec, TheProbeNeverMountsTheBundle) {
+  auto b = base();
+  b.bundle("/var/lib/plb-sandbox/runs/abc/bundle");
+  const auto r = b.build_probe();
+  ASSERT_TRUE(r);
+  for (const auto& a : r.spec->docker_probe_arguments()) EXPECT_FALSE(a.starts_with("--mount=")) << a;
 }

@@ -32,7 +32,7 @@ class RequestChecks : public ::testing::Test {
   static std::string limit_name(sandbox::limit_field f) { return "limits." + std::string(sandbox::info(f).name); }
   field_names names{
       "--model",     "--model-sha256", "--runtime-image",           "--data",   "--feature", "--id-column",
-      "--task-type", "--output",       "--output (its provenance)", &limit_name};
+      "--task-type", "--output",       "--output (its provenance)", &limit_name, "--bundle", "--bundle-sha256"};
 };
 
 TEST_F(RequestChecks, AGoodRequestParses) {
@@ -70,6 +70,18 @@ TEST_F(RequestChecks, EachBadFieldIsNamed) {
       {[](auto& r) { r.limits.cpu_millicores = 32000; },  // each field within its bounds, not together
        "limits.cpu_millicores = 32000 pins the run to 32 CPUs, whose thread pools need 65 guest processes: "
        "more than limits.guest_processes = 64 (raise it to 65, or lower the CPU limit)"},
+      {[](auto& r) { r.bundle_path = "/srv/b"; }, "--bundle /srv/b: given without --bundle-sha256"},
+      {[](auto& r) { r.bundle_sha256 = std::string(64, 'c'); }, "--bundle-sha256: given without --bundle"},
+      {[](auto& r) {
+         r.bundle_path = "/srv/b";
+         r.bundle_sha256 = "abc";
+       },
+       "--bundle-sha256: "},
+      {[](auto& r) {
+         r.bundle_path = "/srv/b";
+         r.bundle_sha256 = std::string(63, 'c') + "g";
+       },
+       "--bundle-sha256: "},
       {[](auto& r) { r.output_path = "/proc/x.csv"; }, "--output /proc/x.csv: cannot create files in /proc"},
       {[](auto& r) { r.output_path = "/etc/hostname"; }, "already exists"},
       {[](auto& r) { r.output_path = "/no/such/dir/x.csv"; }, "directory /no/such/dir"},
@@ -84,6 +96,29 @@ TEST_F(RequestChecks, EachBadFieldIsNamed) {
       EXPECT_EQ(f.verdict(), sandbox::verdict::usage_error);
       EXPECT_NE(std::string(f.what()).find(c.phrase), std::string::npos) << f.what();
     }
+  }
+}
+
+// No bundle: the checked request has none (the one-mount run). Both fields: the directory as
+// given and the digest parsed (upper case too, as sha256sum's digits are compared as numbers).
+TEST_F(RequestChecks, ABundleIsBothFieldsOrNeither) {
+  EXPECT_FALSE(check_request(good(), names).has_bundle());
+  EXPECT_EQ(check_request(good(), names).bundle, "");
+  auto r = good();
+  r.bundle_path = "/srv/bundle";
+  r.bundle_sha256 = std::string(64, 'C');
+  const auto checked = check_request(r, names);
+  ASSERT_TRUE(checked.has_bundle());
+  EXPECT_EQ(checked.bundle, "/srv/bundle");
+  EXPECT_EQ(checked.bundle_sha256->hex(), std::string(64, 'c'));
+  // The runner API's names, for its caller.
+  r.bundle_sha256.clear();
+  try {
+    check_request(r, api_field_names());
+    ADD_FAILURE() << "a bundle without its digest accepted";
+  } catch (const failure& f) {
+    EXPECT_EQ(std::string(f.what()), "bundle_path /srv/bundle: given without bundle_sha256 (a bundle runs only "
+                                     "against its reviewed digest)");
   }
 }
 

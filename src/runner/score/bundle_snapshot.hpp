@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// The bundle snapshot: the script's snapshot (snapshot.hpp) for a directory of files.
+//
+// Theory of operation. The host never imports, unpickles or parses a bundle byte: it only walks,
+// reads, hashes and copies. One pass over the operator's directory:
+//
+//  - The walk holds a descriptor for each directory it is in and reaches every entry relative to
+//    it. Each entry's name is checked first (printable UTF-8, within bundle_path_bytes and
+//    bundle_depth: plb/sandbox/bundle_listing.hpp), then fstatat(AT_SYMLINK_NOFOLLOW) says what it
+//    is. Only directories and regular files pass: a symbolic link, a FIFO, a device or a socket is
+//    refused by that stat and never opened; a regular file with a link count above one (a hard
+//    link, to /etc/shadow say) is refused too.
+//  - A directory is opened with openat(O_DIRECTORY | O_NOFOLLOW): one swapped for a symbolic link
+//    after its stat fails there (ELOOP or ENOTDIR), one swapped for another directory fails the
+//    device and inode comparison with that stat. Either is refused, never followed.
+//  - A regular file is opened O_PATH | O_NOFOLLOW, checked with fstat against the walk's stat
+//    (device, inode, still regular, link count one), and only then reopened for reading through
+//    /proc/self/fd: a device swapped in meanwhile is never opened. Its size is charged to
+//    bundle_mib before a byte is read (a sparse file claiming 1 TB is refused unread), and the
+//    entries (regular files and directories together) to bundle_files.
+//  - Each file is read once through one 1 MiB buffer, hashed as it is read and, for a snapshot,
+//    written to the private copy in the same loop: the host's memory does not grow with the bundle,
+//    only with the number of files (each file's path, size and digest are held until the listing is
+//    sorted, bounded by bundle_files and bundle_path_bytes). A file that yields more or fewer bytes
+//    than its size, or whose size, mtime or ctime differ after the read, changed while it was read
+//    and is refused.
+//  - The free space of the run directory's file system is checked as the copy goes: before each
+//    file is copied, its size must fit in what is free, less a reserve. The bundle's total is
+//    bounded beforehand by bundle_mib only.
+//  - The listing is sorted and hashed (bundle_listing.hpp), and its digest compared in constant
+//    time with the reviewed one before anything else happens: the caller starts no container until
+//    take_bundle_snapshot has returned.
+//
+// The private copy is <run directory>/bundle: directories 0500 and files 0400, all owned by the
+// sandbox user; an empty directory is not copied (it is not in the listing either). On a refusal
+// the partial copy is removed at once; the run directory's own removal would remove it too.
+#pragma once
+
+#include <boost/assert/source_location.hpp>
+#include <boost/system/result.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "plb/sandbox/bundle_listing.hpp"
+#include "plb/sandbox/digest.hpp"
+#include "plb/sandbox/limits.hpp"
+#include "runner/container/run_directory.hpp"
+
+namespace plb::runner {
+
+// Why a bundle was refused: its kind, the entry's path (relative to the bundle, escaped by
+// escape_bundle_path; empty for the bundle's directory itself) and what was wrong, in words.
+struct bundle_error {
+  enum class kind : std::uint8_t {
+    not_a_directory,  // the bundle's own path
+    not_regular,      // a symbolic link, FIFO, device, socket
+    hard_link,        // a regular file with more than one link
+    bad_name,         // not printable UTF-8, or "." / ".."
+    too_long,         // a path over bundle_path_bytes
+    too_deep,         // over bundle_depth
+    too_many,         // over bundle_files
+    too_large,        // over bundle_mib
+    changed,          // swapped, grown, shrunk or written while it was walked or read
+    no_space,         // the copy does not fit in the run directory's file system
+    copy_failed,      // the private copy could not be written (the host's fault, not the bundle's)
+    system,           // the system's reason (errno_value)
+  };
+  kind what = kind::system;
+  std::string path;  // escaped
+  std::string detail;
+  int errno_value = 0;
+
+  // "<path>: <detail>", or the detail alone for the bundle's directory.
+  std::string message() const;
+};
+
+// For result<T, bundle_error>::value(): the error leaves as a std::runtime_error with message().
+[[noreturn]] void throw_exception_from_error(const bundle_error& e, const boost::source_location& where);
+
+template <class T>
+using bundle_result = boost::system::result<T, bundle_error>;
+
+// The bundle's listing and digest, read without copying anything: every check above but the free
+// space. `keep_text` keeps the listing's text (bundle-digest --list). Never throws failure.
+bundle_result<sandbox::bundle_listing> digest_bundle(const std::string& bundle_dir,
+                                                     const sandbox::SandboxLimits& limits, bool keep_text = false);
+
+// The name of the private copy in the run directory.
+inline constexpr const char* bundle_copy_name = "bundle";
+
+struct bundle_snapshot {
+  std::string path;  // the private copy's root directory in the run directory
+  sandbox::sha256_digest digest;
+  std::uint64_t bytes = 0;
+  std::uint64_t files = 0;
+};
+
+// The bundle at `bundle_dir`, copied into `dir` (see above) and held to `expected`. Throws
+// failure(input_refused) with a message naming `bundle_field` (and, for a digest mismatch,
+// `digest_field`): the caller's names, e.g. "--bundle" / "--bundle-sha256" or "bundle" /
+// "bundle_sha256"; failure(host_refused) when the copy cannot be handed to the sandbox user.
+bundle_snapshot take_bundle_snapshot(const std::string& bundle_dir, const sandbox::sha256_digest& expected,
+                                     const sandbox::SandboxLimits& limits, const run_directory& dir, std::uint32_t uid,
+                                     std::uint32_t gid, const char* bundle_field, const char* digest_field);
+
+}  // namespace plb::runner
