@@ -14,6 +14,7 @@
 #include "runner/engine/docker_engine.hpp"
 #include "runner/host/doctor.hpp"
 #include "runner/host/warden.hpp"
+#include "runner/score/bundle_snapshot.hpp"
 #include "runner/score/explain.hpp"
 #include "runner/score/request_check.hpp"
 #include "runner/score/score_request.hpp"
@@ -22,7 +23,9 @@
 
 namespace plb::cli {
 
+using runner::bundle_error;   // bundle-digest: the snapshot's walk, without the copy
 using runner::check_request;  // the flags' request, checked under the flags' names
+using runner::digest_bundle;
 using runner::docker_engine;  // the warden's passes ask the daemon
 using runner::docker_socket;
 using runner::doctor;

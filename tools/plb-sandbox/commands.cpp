@@ -13,6 +13,7 @@ std::unique_ptr<command> make_batch_command();
 std::unique_ptr<command> make_report_command();
 std::unique_ptr<command> make_verify_command();
 std::unique_ptr<command> make_warden_command();
+std::unique_ptr<command> make_bundle_digest_command();
 
 namespace {
 
@@ -29,6 +30,8 @@ const command_row table[] = {
     {"report", "write DIR/batch-report.html from a batch's summary and provenance files", make_report_command},
     {"verify", "check a run's recorded digests and runtime, re-run it and compare its predictions",
      make_verify_command},
+    {"bundle-digest", "print a model bundle's digest (for --bundle-sha256), or with --list its canonical listing",
+     make_bundle_digest_command},
     {"warden", "the host service that removes every run past its deadline, whatever became of the tool",
      make_warden_command, true},
 };

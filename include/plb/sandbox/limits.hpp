@@ -31,7 +31,7 @@ struct SandboxLimits {
   std::uint64_t script_mib = 8;            // the submitted script, embedded parameters included
   // The model bundle (--bundle, docs/bundles.md): bind only a run that has one.
   std::uint64_t bundle_mib = 2048;         // the bundle's regular files' bytes, all together
-  std::uint64_t bundle_files = 10'000;     // its regular files
+  std::uint64_t bundle_files = 10'000;     // its entries: regular files and directories together
   std::uint64_t bundle_depth = 16;         // path components of any entry ("a/b/c" is 3)
   std::uint64_t bundle_path_bytes = 1024;  // bytes of any entry's relative path
 
@@ -106,7 +106,7 @@ inline constexpr std::array<limit_info, 17> limit_table{{
     {limit_field::bundle_mib, "bundle_mib", &SandboxLimits::bundle_mib, 1, 65536, "MiB",
      "copied once into the run directory (its free space is checked first); streamed, never held in "
      "host memory; 64 GiB is more than the largest memory limit can load"},
-    {limit_field::bundle_files, "bundle_files", &SandboxLimits::bundle_files, 1, 100'000, "files",
+    {limit_field::bundle_files, "bundle_files", &SandboxLimits::bundle_files, 1, 100'000, "entries",
      "the host holds each file's path, size and digest until the listing is sorted"},
     {limit_field::bundle_depth, "bundle_depth", &SandboxLimits::bundle_depth, 1, 64, "components",
      "the walk holds one directory descriptor a level"},

@@ -30,9 +30,9 @@ bool same_time(const struct timespec& a, const struct timespec& b) noexcept {
 bundle_result<void> bundle_walker::read_file(int dir_fd, const std::string& name, const std::string& path,
                                              const struct stat& seen, int out_fd) {
   if (seen.st_nlink > 1)
-    return bundle_refusal(kind::hard_link, path,
-                          "a hard link (" + std::to_string(seen.st_nlink) +
-                              " links), refused: a bundle's files have no other names");
+    return bundle_refusal(
+        kind::hard_link, path,
+        "a hard link (" + std::to_string(seen.st_nlink) + " links), refused: a bundle's files have no other names");
   // Charged before a byte is read: a sparse file that claims a terabyte is refused unread.
   const auto size = static_cast<std::uint64_t>(seen.st_size);
   if (size > sb::bytes(limits_.bundle_mib) - bytes_)
@@ -87,7 +87,8 @@ bundle_result<unique_fd> bundle_walker::open_checked(int dir_fd, const std::stri
   if (before.st_nlink > 1) return bundle_refusal(kind::hard_link, path, "a hard link, made while the bundle was read");
   if (before.st_size != seen.st_size || !same_time(before.st_mtim, seen.st_mtim))
     return bundle_refusal(kind::changed, path, "changed while the bundle was read");
-  unique_fd in(::open(("/proc/self/fd/" + std::to_string(at.get())).c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  unique_fd in(
+      ::open(("/proc/self/fd/" + std::to_string(at.get())).c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!in) return bundle_system_error(path, "cannot open it for reading", errno);
   return in;
 }
@@ -108,7 +109,8 @@ bundle_result<std::uint64_t> bundle_walker::stream(int in_fd, int out_fd, std::u
     const std::string_view chunk(buffer_.get(), static_cast<std::size_t>(n));
     hasher.update(chunk);
     if (out_fd >= 0) {
-      if (auto w = write_all(out_fd, chunk); !w) return bundle_copy_error(path, "cannot write it", w.error().errno_value);
+      if (auto w = write_all(out_fd, chunk); !w)
+        return bundle_copy_error(path, "cannot write it", w.error().errno_value);
     }
   }
 }

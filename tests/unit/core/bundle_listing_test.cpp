@@ -36,20 +36,20 @@ TEST(BundleListing, NamesArePrintableUtf8) {
       {"a\tb", E::not_printable, 1},
       {"\r", E::not_printable, 0},
       {"\x1b[31m", E::not_printable, 0},
-      {"a\x7f", E::not_printable, 1},                  // DEL
-      {"x\xc2\x85", E::not_printable, 1},              // U+0085 NEL, a C1 control
-      {"\xc2\x9f", E::not_printable, 0},               // U+009F, the last C1
-      {"caf\xc3", E::not_printable, 3},                // truncated
-      {"\xff", E::not_printable, 0},                   // never UTF-8
-      {"\x80", E::not_printable, 0},                   // a continuation byte first
-      {"\xc0\xaf", E::not_printable, 0},               // overlong '/'
-      {"\xe0\x80\xaf", E::not_printable, 0},           // overlong, three bytes
-      {"\xed\xa0\x80", E::not_printable, 0},           // a surrogate
-      {"\xf4\x90\x80\x80", E::not_printable, 0},       // past U+10FFFF
-      {"a\xe2\x80\xa8", E::not_printable, 1},          // U+2028 line separator
-      {"\xe2\x80\xaegnp.exe", E::not_printable, 0},    // U+202E right-to-left override
-      {"\xe2\x81\xa6x", E::not_printable, 0},          // U+2066 isolate
-      {"ok\xc3\xa9\xc3(", E::not_printable, 4},        // the offset of the first bad byte
+      {"a\x7f", E::not_printable, 1},                // DEL
+      {"x\xc2\x85", E::not_printable, 1},            // U+0085 NEL, a C1 control
+      {"\xc2\x9f", E::not_printable, 0},             // U+009F, the last C1
+      {"caf\xc3", E::not_printable, 3},              // truncated
+      {"\xff", E::not_printable, 0},                 // never UTF-8
+      {"\x80", E::not_printable, 0},                 // a continuation byte first
+      {"\xc0\xaf", E::not_printable, 0},             // overlong '/'
+      {"\xe0\x80\xaf", E::not_printable, 0},         // overlong, three bytes
+      {"\xed\xa0\x80", E::not_printable, 0},         // a surrogate
+      {"\xf4\x90\x80\x80", E::not_printable, 0},     // past U+10FFFF
+      {"a\xe2\x80\xa8", E::not_printable, 1},        // U+2028 line separator
+      {"\xe2\x80\xaegnp.exe", E::not_printable, 0},  // U+202E right-to-left override
+      {"\xe2\x81\xa6x", E::not_printable, 0},        // U+2066 isolate
+      {"ok\xc3\xa9\xc3(", E::not_printable, 4},      // the offset of the first bad byte
   };
   for (const auto& c : cases) {
     const auto r = sb::check_bundle_name(c.name);
@@ -118,8 +118,8 @@ TEST(BundleListing, TheListingIsExactSortedByBytesAndItsDigestIsItsSha256) {
   // Given out of order: the listing sorts by unsigned bytes, so "a-b" < "a/b" < "a0" ('-' 0x2d,
   // '/' 0x2f, '0' 0x30), "Z" < "a", and é (0xc3 0xa9) after every ASCII name.
   const std::vector<sb::bundle_file> files = {
-      file("caf\xc3\xa9", "e"), file("a0", ""), file("a/b", "ab"), file("Z", "z"), file("a-b", "a-b\n"),
-      file("dir with space/w.bin", std::string(1000, '\0')),
+      file("caf\xc3\xa9", "e"), file("a0", ""),       file("a/b", "ab"),
+      file("Z", "z"),           file("a-b", "a-b\n"), file("dir with space/w.bin", std::string(1000, '\0')),
   };
   const auto r = sb::make_bundle_listing(files, true);
   ASSERT_TRUE(r);
@@ -141,7 +141,9 @@ TEST(BundleListing, TheListingIsExactSortedByBytesAndItsDigestIsItsSha256) {
 }
 
 TEST(BundleListing, AnythingThatChangesAFileOrItsNameChangesTheDigest) {
-  const auto digest = [](const std::vector<sb::bundle_file>& f) { return sb::make_bundle_listing(f, false).listing.digest.hex(); };
+  const auto digest = [](const std::vector<sb::bundle_file>& f) {
+    return sb::make_bundle_listing(f, false).listing.digest.hex();
+  };
   const std::string base = digest({file("a", "1"), file("b", "2")});
   EXPECT_NE(digest({file("a", "1"), file("b", "3")}), base);
   EXPECT_NE(digest({file("a", "1"), file("c", "2")}), base);

@@ -21,8 +21,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <thread>
@@ -112,8 +112,8 @@ TEST_F(BundleSnapshot, TheCopyIsTheSandboxUsersReadOnlyAndHeldToTheDigest) {
                 return "snapshot " + snap.path + " of " + std::to_string(snap.files) + " files";
               if (snap.digest.hex() != reviewed->digest.hex()) return "another digest";
               if (fs::exists(snap.path + "/empty")) return "an empty directory copied";
-              for (const auto& [rel, mode] : {std::pair{"", 0500}, {"/w", 0500}, {"/w/model.bin", 0400},
-                                              {"/config.json", 0400}}) {
+              for (const auto& [rel, mode] :
+                   {std::pair{"", 0500}, {"/w", 0500}, {"/w/model.bin", 0400}, {"/config.json", 0400}}) {
                 struct stat st {};
                 if (::lstat((snap.path + rel).c_str(), &st) != 0) return "missing: " + std::string(rel);
                 if (st.st_uid != 65534 || st.st_gid != 65534 || (st.st_mode & 07777) != static_cast<mode_t>(mode))
@@ -366,8 +366,9 @@ TEST_F(BundleSnapshot, ARefusedSnapshotLeavesNothingBehind) {
               } catch (const failure& f) {
                 const std::string said = f.what();
                 if (f.verdict() != sandbox::verdict::input_refused) return "not input_refused: " + said;
-                if (said != "--bundle " + bundle_ + ": z-link: a symbolic link, refused: a bundle holds only regular "
-                                                    "files and directories")
+                if (said != "--bundle " + bundle_ +
+                                ": z-link: a symbolic link, refused: a bundle holds only regular "
+                                "files and directories")
                   return "said: " + said;
               }
               for (const auto& e : fs::directory_iterator(dir.path()))
