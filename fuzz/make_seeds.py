@@ -105,6 +105,14 @@ for i, (lo, hi) in enumerate(FIELDS):
                  "", "1e3", "99999999999999999999999"]:
         put("limit_value", bytes([i]) + text.encode())
 
+# ---- bundle_name: byte 0 = bounds (depth 1 + low 3 bits, path bytes 16 + 4 * high 5 bits) ----
+for path in [b"model.pt", b"weights/layer 1.bin", b"a/b/c/d/e", b"caf\xc3\xa9", b"\xf0\x9f\x98\x80.bin", b"..", b".",
+             b"a/../b", b"a//b", b"/abs", b"trail/", b"line\nbreak", b"tab\there", b"\x1b[31m", b"del\x7f", b"nel\xc2\x85",
+             b"\xff\xfe", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x80\xae", b"\xe2\x80\xa8",
+             b"back\\slash", b"x" * 300, b"caf\xc3"]:
+    for bounds in [0x00, 0xff, 0x3b]:
+        put("bundle_name", bytes([bounds]) + path)
+
 # ---- Docker Engine answers (synthetic, shaped like Engine 20.10's, no host details) ----
 info = {"ID": "ABCD:EFGH", "ServerVersion": "20.10.24+dfsg1", "OSType": "linux", "CgroupVersion": "1",
         "CgroupDriver": "cgroupfs", "MemoryLimit": True, "SwapLimit": True, "CpuCfsQuota": True, "PidsLimit": True,

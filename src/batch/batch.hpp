@@ -107,6 +107,10 @@ class batch_plan {
   std::vector<std::string> images_, data_, id_columns_, outputs_, model_dirs_;
   std::vector<std::vector<std::string>> features_;
   std::vector<sandbox::SandboxLimits> limits_;
+  // The lines' model bundles (path and digest), each once, index 0 none; and each line's index,
+  // kept only once a line has a bundle (a batch without bundles holds none of it).
+  std::vector<std::pair<std::string, std::string>> bundles_{{}};
+  std::vector<std::uint32_t> bundle_of_;
   struct lookups;
   std::shared_ptr<lookups> lookups_;  // add()'s interning; null once sealed
   std::vector<std::uint32_t> by_id_;  // the lines in ID order, once sealed
@@ -124,8 +128,9 @@ struct line_outcome {
   int exit_code = -1;
   std::string message;
   std::optional<sandbox::sandbox_usage> usage;
-  std::string predictions_sha256;      // of a success
-  std::string node = {}, worker = {};  // where it ran: its backend's identity (a host and "local", ...)
+  std::string predictions_sha256;                  // of a success
+  std::string node = {}, worker = {};              // where it ran: its backend's identity (a host and "local", ...)
+  std::optional<std::uint64_t> bundle_bytes = {};  // a bundle run's snapshot, from its provenance (a success's)
 };
 
 // One outcome per manifest line, kept compactly: each row's strings (state, message, digest, node,
@@ -148,6 +153,7 @@ class outcome_list {
   struct row {
     std::uint32_t state = 0, message = 0, predictions_sha256 = 0, node = 0, worker = 0;
     std::int32_t exit_code = -1;
+    std::uint32_t bundle_bytes = 0;  // its decimal text in the pool ("": no bundle): the row stays 80 bytes
     bool has_usage = false;
     sandbox::sandbox_usage usage;
   };

@@ -65,6 +65,7 @@ line_outcome run_line(const batch_item& item, const run_hooks& hooks, const outp
     if (f) {
       fingerprint = f->fingerprint;  // the digest of the data as the run read it
       o.predictions_sha256 = f->predictions_sha256;
+      o.bundle_bytes = f->bundle_bytes;  // the summary's and report's bundle column
       provenance_sha256 = f->provenance_sha256;
     } else {
       o.state = std::string(sandbox::name(verdict::internal_error));

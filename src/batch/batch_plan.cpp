@@ -68,6 +68,10 @@ sandbox::scoring_request resolve(const sandbox::manifest_entry& e, const batch_c
   r.output_path = config.output_dir + "/" + e.id + ".csv";
   r.limits.wall_seconds = e.wall_seconds.value_or(d.wall_seconds.value_or(r.limits.wall_seconds));
   r.limits.memory_mib = e.memory_mib.value_or(d.memory_mib.value_or(r.limits.memory_mib));
+  if (e.bundle) {  // relative to the manifest, as the model is; the parser saw both or neither
+    r.bundle_path = absolute_from(manifest_dir, *e.bundle);
+    r.bundle_sha256 = e.bundle_sha256.value_or(std::string());
+  }
   if (e.task) {
     r.task = *e.task;
   } else if (const auto t = sandbox::parse_task_type(d.task_type)) {

@@ -15,8 +15,10 @@ namespace plb::batch {
 namespace {
 
 namespace json = boost::json;
-constexpr const char* fingerprint_keys[] = {"model_sha256", "runtime_image", "input_sha256", "task_type",
-                                            "features",     "id_column",     "limits"};
+// The bundle's keys are a bundle run's only: absent from both sides, they agree (a line without a
+// bundle, and an older record).
+constexpr const char* fingerprint_keys[] = {"model_sha256", "runtime_image", "input_sha256",  "task_type",  "features",
+                                            "id_column",    "limits",        "bundle_sha256", "bundle_path"};
 // The MAC covers this tag, then the record's bytes before the suffix: a MAC made for another use of
 // the key can never pass for a record's.
 constexpr std::string_view mac_domain = "plb-sandbox/batch-record/2 mac\n";
@@ -77,6 +79,10 @@ bool read_fields(const json::object& o, stored_record& s) {
   s.outcome.predictions_sha256 = *predictions;
   s.provenance_sha256 = *provenance;
   s.fingerprint = request->get_object();
+  if (const auto* b = o.if_contains("bundle_bytes")) {
+    if (!b->is_uint64() && !(b->is_int64() && b->get_int64() >= 0)) return false;
+    s.outcome.bundle_bytes = b->to_number<std::uint64_t>();
+  }
   return origin_field(o, "node", s.outcome.node) && origin_field(o, "worker", s.outcome.worker);
 }
 
@@ -125,6 +131,10 @@ json::object request_fingerprint(const batch_item& item, const std::string& data
   rec.task = r.task;
   rec.features = r.features;
   rec.id_column = r.id_column;
+  if (!r.bundle_path.empty()) {  // as the run's provenance records it: the reviewed digest, the absolute path
+    rec.bundle_sha256 = sandbox::parse_sha256_hex(r.bundle_sha256).digest;
+    rec.bundle_path = r.bundle_path;
+  }
   json::object f = fingerprint_of_provenance(sandbox::to_json(rec));
   f["input_sha256"] = data_sha256;  // "" when the data cannot be read: such a line fails when it runs
   return f;
@@ -141,7 +151,7 @@ std::string first_difference(const json::object& a, const json::object& b) {
   for (const char* key : fingerprint_keys) {
     const auto* x = a.if_contains(key);
     const auto* y = b.if_contains(key);
-    if (x && y && *x == *y) continue;
+    if ((x && y && *x == *y) || (!x && !y)) continue;
     if (x && y && x->is_object() && y->is_object())  // name the limit: "limits.wall_seconds differs"
       for (const auto& [sub, value] : x->as_object())
         if (const auto* other = y->as_object().if_contains(sub); !other || *other != value)
@@ -166,6 +176,7 @@ std::string render_record(const batch_item& item, const line_outcome& o, const j
   json::object with_origin = record;
   if (!o.node.empty()) with_origin["node"] = o.node;  // where it ran: the backend's identity
   if (!o.worker.empty()) with_origin["worker"] = o.worker;
+  if (o.bundle_bytes) with_origin["bundle_bytes"] = *o.bundle_bytes;  // a bundle run's, kept for resume
   std::string text = json::serialize(with_origin);
   text.pop_back();  // the closing brace: the MAC is the last field
   return seal_record(std::move(text), key);

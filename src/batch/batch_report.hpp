@@ -39,6 +39,7 @@ struct report_row {
   std::optional<double> startup, wall, cpu;  // seconds; wall: the script's own run (run_clock.hpp)
   std::optional<std::uint64_t> memory_peak;
   std::optional<std::uint64_t> wall_limit, memory_limit_mib;
+  std::optional<std::uint64_t> bundle_bytes;  // a bundle run's snapshot (none: no bundle, or an older summary)
   std::string node;
   std::string predictions_sha256;
   bool provenance = false;   // `<id>.csv.sandbox.json` is there to link to

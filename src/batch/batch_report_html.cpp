@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The report page: header, charts, the table of lines and the verified lines. Every value goes
 // through html_escape; the style and the sorting/paging script are constants of this file.
+#include <algorithm>
 #include <map>
 
 #include "batch/batch_report.hpp"
@@ -76,7 +77,10 @@ constexpr std::string_view lines_head =
     "<table id=\"lines\"><thead><tr><th>ID</th><th class=\"n\">line</th><th>verdict</th>"
     "<th class=\"n\">exit</th><th>message</th><th class=\"n\">start-up s</th><th class=\"n\">wall s</th>"
     "<th class=\"n\">wall limit s</th>"
-    "<th class=\"n\">CPU s</th><th class=\"n\">peak MiB</th><th class=\"n\">memory limit MiB</th>"
+    "<th class=\"n\">CPU s</th><th class=\"n\">peak MiB</th><th class=\"n\">memory limit MiB</th>";
+// A round with model bundles shows each line's bundle bytes; one without has no such column.
+constexpr std::string_view bundle_head = "<th class=\"n\">bundle bytes</th>";
+constexpr std::string_view lines_head_end =
     "<th>node</th><th>predictions SHA-256</th><th>provenance</th></tr></thead><tbody>\n";
 
 static_assert(report_page_rows == 200, "the script's page size (P=200) is report_page_rows");
@@ -95,7 +99,7 @@ std::string shortened(const std::string& message) {
   return s;
 }
 
-std::string row_html(const report_row& r) {
+std::string row_html(const report_row& r, bool bundles) {
   std::string s = cat({"<tr class=\"s-", html_escape(r.state), "\" data-line=\"", std::to_string(r.line), "\">"});
   s += td("", r.id);
   s += td("n", std::to_string(r.line));
@@ -108,6 +112,7 @@ std::string row_html(const report_row& r) {
   s += td("n", opt_num(r.cpu, 3));
   s += td("n", r.memory_peak ? num(static_cast<double>(*r.memory_peak) / 1048576.0, 1) : std::string());
   s += td("n", opt_int(r.memory_limit_mib));
+  if (bundles) s += td("n", opt_int(r.bundle_bytes));
   s += td("", r.node);
   s += td("d", r.predictions_sha256);
   // A link only for a manifest ID ([A-Za-z0-9._-]): never a scheme, a path or a query, whatever the row holds.
@@ -201,9 +206,11 @@ void render_report(const report_input& in, const std::function<void(std::string_
       "<title>plb-sandbox batch report</title><style>";
   s.append(style);
   for (const auto& st : styles) s += cat({".s-", st.state, " td.v{color:", st.colour, ";font-weight:bold}"});
-  s += cat({intro, header_html(in), render_charts(in), verify_html(in), lines_head});
+  const bool bundles = std::any_of(in.rows.begin(), in.rows.end(), [](const report_row& r) { return r.bundle_bytes; });
+  s += cat({intro, header_html(in), render_charts(in), verify_html(in), lines_head,
+            bundles ? bundle_head : std::string_view(), lines_head_end});
   sink(s);
-  for (const auto& r : in.rows) sink(row_html(r));
+  for (const auto& r : in.rows) sink(row_html(r, bundles));
   s = "</tbody></table><script>";
   s.append(script);
   sink(s.append("</script></body></html>\n"));

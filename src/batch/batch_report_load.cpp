@@ -89,6 +89,7 @@ report_row row_from(const json::object& o, const summary_fields& f) {
   r.wall_limit = f.count(o, "wall_limit_seconds", false);
   r.memory_limit_mib = f.count(o, "memory_limit_mib", false);
   r.node = f.text(o, "node", false);
+  r.bundle_bytes = f.count(o, "bundle_bytes", false);  // since bundles
   if (!r.node.empty() && !is_name(r.node)) f.refuse("node", "not a host name");
   return r;
 }

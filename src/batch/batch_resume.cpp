@@ -79,6 +79,10 @@ result<output_facts> examine_outputs(const output_dir& dir, const std::string& i
     return problem::says(csv + " does not match the digest in its provenance");
   f.fingerprint = fingerprint_of_provenance(*o);
   f.usage = usage_from_json(o->if_contains("usage"));
+  if (const auto* b = o->if_contains("bundle_bytes"); b && b->is_uint64())
+    f.bundle_bytes = b->get_uint64();
+  else if (b && b->is_int64() && b->get_int64() >= 0)
+    f.bundle_bytes = static_cast<std::uint64_t>(b->get_int64());
   return f;
 }
 

@@ -46,6 +46,7 @@ struct output_facts {
   std::string predictions_sha256, provenance_sha256;
   boost::json::object fingerprint;
   std::optional<sandbox::sandbox_usage> usage;
+  std::optional<std::uint64_t> bundle_bytes;  // a bundle run's
 };
 // The facts, or what is missing or wrong (a file named by its path).
 result<output_facts> examine_outputs(const output_dir& dir, const std::string& id);

@@ -15,7 +15,8 @@ namespace plb::batch {
 using sandbox::verdict;
 
 struct batch_plan::lookups {
-  std::unordered_map<std::string, std::uint32_t> images, data, id_columns, outputs, features, limits, model_dirs;
+  std::unordered_map<std::string, std::uint32_t> images, data, id_columns, outputs, features, limits, model_dirs,
+      bundles;
 };
 
 namespace {
@@ -90,6 +91,13 @@ void batch_plan::add(std::size_t line_number, const std::string& item_id, const 
       w.output_is_dir ? r.output_path.substr(0, r.output_path.size() - csv.size()) : r.output_path;
   w.output = intern(outputs_, seen ? &seen->outputs : nullptr, output, output);
   w.task = r.task;
+  if (!r.bundle_path.empty()) {  // the first line with a bundle makes the column, the lines before it none
+    bundle_of_.resize(rows_.size());
+    const std::string key = std::to_string(r.bundle_path.size()) + ":" + r.bundle_path + r.bundle_sha256;
+    bundle_of_.push_back(intern(bundles_, seen ? &seen->bundles : nullptr, key, {r.bundle_path, r.bundle_sha256}));
+  } else if (!bundle_of_.empty()) {
+    bundle_of_.push_back(0);
+  }
   rows_.push_back(w);
 }
 
@@ -134,6 +142,8 @@ std::size_t batch_plan::memory_bytes() const noexcept {
   n += features_.capacity() * sizeof(std::vector<std::string>);
   for (const auto& f : features_) strings(f);
   n += limits_.capacity() * sizeof(sandbox::SandboxLimits);
+  n += bundles_.capacity() * sizeof(bundles_[0]) + bundle_of_.capacity() * sizeof(std::uint32_t);
+  for (const auto& [path, digest] : bundles_) n += path.capacity() + digest.capacity();
   return n;
 }
 
@@ -160,6 +170,10 @@ batch_item batch_plan::item(std::size_t i) const {
   r.output_path = outputs_[w.output];
   if (w.output_is_dir) r.output_path.append(item.id).append(".csv");
   r.limits = limits_[w.limits];
+  if (i < bundle_of_.size() && bundle_of_[i] != 0) {
+    r.bundle_path = bundles_[bundle_of_[i]].first;
+    r.bundle_sha256 = bundles_[bundle_of_[i]].second;
+  }
   if (keep_stderr_) {  // <id>.stderr: r.output_path is the directory's <id>.csv
     r.keep_stderr = true;
     r.stderr_path = r.output_path.substr(0, r.output_path.size() - 4) + ".stderr";
@@ -197,6 +211,7 @@ line_outcome outcome_list::operator[](std::size_t i) const {
   o.exit_code = r.exit_code;
   o.message = std::string(pool_->text(r.message));
   if (r.has_usage) o.usage = r.usage;
+  if (const std::string_view b = pool_->text(r.bundle_bytes); !b.empty()) o.bundle_bytes = std::stoull(std::string(b));
   o.predictions_sha256 = std::string(pool_->text(r.predictions_sha256));
   o.node = std::string(pool_->text(r.node));
   o.worker = std::string(pool_->text(r.worker));
@@ -209,6 +224,7 @@ void outcome_list::set(std::size_t i, const line_outcome& o) {
   r.exit_code = o.exit_code;
   r.message = pool_->index(o.message);
   r.has_usage = o.usage.has_value();
+  r.bundle_bytes = pool_->index(o.bundle_bytes ? std::to_string(*o.bundle_bytes) : std::string());
   r.usage = o.usage.value_or(sandbox::sandbox_usage{});
   r.predictions_sha256 = pool_->index(o.predictions_sha256);
   r.node = pool_->index(o.node);

@@ -26,6 +26,7 @@ struct summary_row {
   std::optional<std::uint64_t> memory_peak;
   std::string predictions_sha256;
   std::string node, worker;
+  std::optional<std::uint64_t> bundle_bytes;
 };
 
 // A figure the summary shows: finite and non-negative (-0 as 0), else none.
@@ -52,6 +53,7 @@ summary_row row_of(const line_outcome& o) {
   r.predictions_sha256 = digest_or_empty(o.predictions_sha256);
   r.node = is_safe_name(o.node) ? o.node : std::string();
   r.worker = is_safe_name(o.worker) ? o.worker : std::string();
+  r.bundle_bytes = o.bundle_bytes;
   return r;
 }
 
@@ -104,7 +106,7 @@ std::string summary_text(const std::string& message) {
 void render_summary_csv(const batch_plan& plan, const outcome_list& outcomes, const text_sink& sink) {
   sink(
       "id,line,verdict,exit_code,message,startup_seconds,wall_seconds,cpu_seconds,memory_peak_bytes,node,worker,"
-      "predictions_sha256\n");
+      "predictions_sha256,bundle_bytes\n");
   std::string out;
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const summary_row r = row_of(outcomes[i]);
@@ -133,6 +135,8 @@ void render_summary_csv(const batch_plan& plan, const outcome_list& outcomes, co
     out += r.worker;
     out += ',';
     out += r.predictions_sha256;
+    out += ',';
+    out += r.bundle_bytes ? std::to_string(*r.bundle_bytes) : std::string();  // empty: no bundle
     out += '\n';
     sink(out);
   }
@@ -180,21 +184,22 @@ void render_summary_json(const summary_header& h, const batch_plan& plan, const 
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const summary_row r = row_of(outcomes[i]);
     const sandbox::SandboxLimits& limits = plan.limits(i);
-    const json::object row{{"id", json::string_view(plan.id(i).data(), plan.id(i).size())},
-                           {"line", plan.line(i)},
-                           {"verdict", r.state},
-                           {"exit_code", r.exit_code ? json::value(*r.exit_code) : json::value(nullptr)},
-                           {"message", r.message},
-                           {"startup_seconds", rounded(r.startup)},
-                           {"wall_seconds", rounded(r.wall)},
-                           {"cpu_seconds", rounded(r.cpu)},
-                           {"memory_peak_bytes", r.memory_peak ? json::value(*r.memory_peak) : json::value(nullptr)},
-                           {"node", nullable(r.node)},
-                           {"worker", nullable(r.worker)},
-                           {"predictions_sha256", nullable(r.predictions_sha256)},
-                           {"wall_limit_seconds", limits.wall_seconds},
-                           {"memory_limit_mib", limits.memory_mib},
-                           {"runtime_image", plan.runtime_image(i)}};
+    json::object row{{"id", json::string_view(plan.id(i).data(), plan.id(i).size())},
+                     {"line", plan.line(i)},
+                     {"verdict", r.state},
+                     {"exit_code", r.exit_code ? json::value(*r.exit_code) : json::value(nullptr)},
+                     {"message", r.message},
+                     {"startup_seconds", rounded(r.startup)},
+                     {"wall_seconds", rounded(r.wall)},
+                     {"cpu_seconds", rounded(r.cpu)},
+                     {"memory_peak_bytes", r.memory_peak ? json::value(*r.memory_peak) : json::value(nullptr)},
+                     {"node", nullable(r.node)},
+                     {"worker", nullable(r.worker)},
+                     {"predictions_sha256", nullable(r.predictions_sha256)},
+                     {"wall_limit_seconds", limits.wall_seconds},
+                     {"memory_limit_mib", limits.memory_mib},
+                     {"runtime_image", plan.runtime_image(i)}};
+    if (r.bundle_bytes) row["bundle_bytes"] = *r.bundle_bytes;  // a bundle line's; none without one
     if (i > 0) sink(",");
     sink(json::serialize(row));
   }

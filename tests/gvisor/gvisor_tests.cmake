@@ -150,6 +150,12 @@ if(TARGET plb-sandbox)
     plb_gvisor_test(NAME gvisor.verify.${case} LABELS verify
       COMMAND bash ${gvisor}/verify.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
   endforeach()
+  # A model bundle (issue 42): its read-only mount and provenance, a changed byte refused before any
+  # container, verify's bundle_changed, a batch line's bundle bytes and resume.
+  foreach(case score changed_byte verify batch)
+    plb_gvisor_test(NAME gvisor.bundle.${case} LABELS batch TIMEOUT 300
+      COMMAND bash ${gvisor}/bundle.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
+  endforeach()
   # --keep-stderr: the operator's diagnostics file for sandbox-score and batch; the default run unchanged.
   foreach(case sandbox_score default_unchanged batch)
     plb_gvisor_test(NAME gvisor.keep_stderr.${case} LABELS batch

@@ -25,8 +25,11 @@ class verify_command final : public command {
                  "sandbox-score's; default: <name>.verify-N.csv beside the original)");
     v.add_option("--model", options_.model_path, "the script, where it is not at the recorded path");
     v.add_option("--data", options_.data_path, "the data, where it is not at the recorded path");
+    v.add_option("--bundle", options_.bundle_path,
+                 "the model bundle, where it is not at the recorded path (a run given one only)");
     v.add_flag("--allow-changed-runtime", options_.allow_changed_runtime,
-               "re-run even if the host's runsc release or platform differs (a changed model, data or image never)");
+               "re-run even if the host's runsc release or platform differs (a changed model, data, bundle or image "
+               "never)");
     v.add_flag("--json", json_, "print one JSON object on stdout");
   }
 

@@ -5,7 +5,9 @@
 //
 // Each line is one flat JSON object. `id`, `model` and `model_sha256` are required; `runtime_image`,
 // `data`, `features` (an array of strings), `task_type`, `id_column` (strings) and `seconds`,
-// `memory_mb` (whole numbers) are optional and, when absent, come from the command line. The
+// `memory_mb` (whole numbers) are optional and, when absent, come from the command line; `bundle`
+// (a model bundle's directory, relative to the manifest's like `model`) and `bundle_sha256` (its
+// reviewed digest) are optional too, both or neither, and never come from the command line. The
 // parser is strict: an unknown or duplicate key, a value of the wrong type, a bad value, a
 // duplicate ID, an overlong line, a blank line in the middle: each is refused with the line, the
 // column and the field, before anything runs. The manifest is operator input, but it is often
@@ -120,11 +122,13 @@ enum class manifest_field : std::uint8_t {
   id_column,
   seconds,
   memory_mb,
+  bundle,
+  bundle_sha256,
 };
 
-inline constexpr std::array<std::string_view, 11> manifest_field_names{
-    "",         "id",        "model",     "model_sha256", "runtime_image", "data",
-    "features", "task_type", "id_column", "seconds",      "memory_mb"};
+inline constexpr std::array<std::string_view, 13> manifest_field_names{
+    "",          "id",        "model",   "model_sha256", "runtime_image", "data",         "features",
+    "task_type", "id_column", "seconds", "memory_mb",    "bundle",        "bundle_sha256"};
 
 constexpr std::string_view name(manifest_field f) noexcept { return manifest_field_names[static_cast<std::size_t>(f)]; }
 
@@ -145,6 +149,8 @@ struct manifest_entry {
   std::optional<std::string> id_column;
   std::optional<std::uint64_t> wall_seconds;  // "seconds"
   std::optional<std::uint64_t> memory_mib;    // "memory_mb"
+  std::optional<std::string> bundle;          // both or neither: a model bundle's directory
+  std::optional<std::string> bundle_sha256;   // and its reviewed digest, 64 hex digits as written
 };
 
 // Strict defaults; each bound is what a round of submissions needs with room to spare.
@@ -245,6 +251,12 @@ class manifest_line_parser {
         return fail_at(0, E::missing_field);
       }
     }
+    // A bundle comes with its digest, and a digest with its bundle: the one missing is named.
+    const bool bundle = seen_[static_cast<std::size_t>(manifest_field::bundle)];
+    if (bundle != seen_[static_cast<std::size_t>(manifest_field::bundle_sha256)]) {
+      field_ = bundle ? manifest_field::bundle_sha256 : manifest_field::bundle;
+      return fail_at(0, E::missing_field);
+    }
     return E::ok;
   }
 
@@ -266,12 +278,14 @@ class manifest_line_parser {
         return E::ok;
       case F::model: out.model = std::move(v); return E::ok;
       case F::model_sha256:
+      case F::bundle_sha256:
         if (v.size() != 64 || !std::all_of(v.begin(), v.end(), [](char c) {
               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
             }))
           return fail_at(value_at, E::bad_digest);
-        out.model_sha256 = std::move(v);
+        (f == F::model_sha256 ? out.model_sha256 : out.bundle_sha256.emplace()) = std::move(v);
         return E::ok;
+      case F::bundle: out.bundle = std::move(v); return E::ok;
       case F::runtime_image:
         if (!parse_image_id(v)) return fail_at(value_at, E::bad_image_id);
         out.runtime_image = std::move(v);

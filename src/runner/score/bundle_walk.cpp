@@ -27,6 +27,15 @@ std::string type_words(mode_t m) {
   return "not a regular file or a directory";
 }
 
+// The relative path of `name` in the directory at `rel` ("" at the bundle's root).
+std::string join(const std::string& rel, const std::string& name) {
+  if (rel.empty()) return name;
+  std::string path = rel;
+  path += '/';
+  path += name;
+  return path;
+}
+
 std::string too_many_words(const sb::SandboxLimits& l) {
   return "more than the " + std::to_string(l.bundle_files) +
          " entries (files and directories) a bundle may hold (bundle_files)";
@@ -55,7 +64,7 @@ bundle_result<std::uint64_t> bundle_walker::walk_dir(int dir_fd, const std::stri
   if (!names) return names.error();
   std::uint64_t files_under = 0;
   for (const std::string& name : *names) {
-    const std::string path = rel.empty() ? name : rel + "/" + name;
+    const std::string path = join(rel, name);
     if (const auto c = sb::check_bundle_path(path, limits_); !c) return path_error(path, c);
     if (++entries_ > limits_.bundle_files) return bundle_refusal(kind::too_many, path, too_many_words(limits_));
     struct stat st {};
@@ -96,7 +105,7 @@ bundle_result<std::vector<std::string>> bundle_walker::read_names(int dir_fd, co
     const std::string name(e->d_name);
     if (name == "." || name == "..") continue;
     if (entries_ + names.size() >= limits_.bundle_files)
-      return bundle_refusal(kind::too_many, rel.empty() ? name : rel + "/" + name, too_many_words(limits_));
+      return bundle_refusal(kind::too_many, join(rel, name), too_many_words(limits_));
     names.push_back(name);
     errno = 0;
   }

@@ -9,6 +9,7 @@
 #include "runner/container/run_directory.hpp"
 #include "runner/engine/call_budget.hpp"
 #include "runner/engine/engine_transport.hpp"
+#include "runner/score/bundle_snapshot.hpp"
 #include "runner/score/output_dir.hpp"
 #include "runner/score/score.hpp"
 #include "runner/score/snapshot.hpp"
@@ -16,6 +17,23 @@
 #include "support/private_dir.hpp"
 
 namespace plb::runner {
+namespace {
+
+// The bundle walked as a run's snapshot walks it, every bound and check but the copy's, and held
+// to its reviewed digest: what the run would refuse, explain refuses, naming the caller's fields.
+std::optional<sandbox::bundle_listing> checked_bundle(const score_request& request) {
+  if (!request.has_bundle()) return std::nullopt;
+  const std::string what = std::string(request.names.bundle) + " " + sandbox::escape_bundle_path(request.bundle);
+  auto listing = digest_bundle(request.bundle, request.limits);
+  if (!listing) fail(sandbox::verdict::input_refused, what + ": " + listing.error().message());
+  if (!constant_time_equal(listing->digest, *request.bundle_sha256))
+    fail(sandbox::verdict::input_refused, what + " has SHA-256 " + listing->digest.hex() + ", not the reviewed " +
+                                              request.bundle_sha256->hex() + " given by " +
+                                              request.names.bundle_sha256);
+  return std::move(*listing);
+}
+
+}  // namespace
 
 explanation explain(const score_request& request) {
   const prepared_inputs in = prepare_inputs(request, check_local_inputs(request), nullptr);
@@ -26,7 +44,8 @@ explanation explain(const score_request& request) {
                 in.input.table.columns(),
                 in.document.size(),
                 {},
-                {}};
+                {},
+                checked_bundle(request)};
   host_facts facts;
   const std::optional<sandbox::image_id> image(request.image);
   e.checks = inspect_host({docker_engine{}, image, request.limits, nullptr, inspect_mode::explain}, facts);
@@ -41,8 +60,9 @@ explanation explain(const score_request& request) {
     first.resize(std::min<std::size_t>(first.size(), sandbox::guest_cpus(request.limits)));
     cpu_list = render_cpu_list(first);
   }
-  const auto policy = build_policy(request, std::string(runs_dir) + "/" + example_run + "/" + snapshot_file_name,
-                                   example_run, cpu_list);
+  const std::string example_dir = std::string(runs_dir) + "/" + example_run + "/";
+  const auto policy =
+      build_policy(request, example_dir + snapshot_file_name, example_run, cpu_list, example_dir + bundle_copy_name);
   e.argv.push_back(docker_binary);
   for (auto& a : policy.docker_run_arguments()) e.argv.push_back(std::move(a));
   for (const auto& c : e.checks)
@@ -60,6 +80,12 @@ std::vector<std::string> explanation_lines(const explanation& e) {
           std::string(r.names.data) + " " + r.data + " (" + std::to_string(e.stdin_bytes) + " bytes of JSON on stdin)",
       "  as " + std::string(sandbox::name(r.task)) + ", writing " + r.output + " and " + r.provenance,
       "host (no container started):"};
+  if (e.bundle)  // the second mount, named with the first: where the script finds its files
+    lines.insert(lines.begin() + 3, "  with " + std::string(r.names.bundle) + " " +
+                                        sandbox::escape_bundle_path(r.bundle) + " (" + std::to_string(e.bundle->files) +
+                                        " files, " + std::to_string(e.bundle->bytes) + " bytes, SHA-256 " +
+                                        e.bundle->digest.hex() + ", verified) read-only at " +
+                                        std::string(sandbox::policy_constants::bundle_target));
   if (const std::string dir = directory_of(r.output); existing_dir_of(r.output) != dir)
     lines.insert(lines.end() - 1, "  in " + dir + ", created 0700 when the run succeeds");
   for (const auto& line : render_checks(e.checks)) lines.push_back("  " + line);
@@ -118,6 +144,12 @@ boost::json::object explanation_json(const explanation& e) {
   return json::object{
       {"script", {{"path", e.request.model}, {"bytes", e.script_bytes}, {"sha256", e.script_sha256}}},
       {"data", {{"path", e.request.data}, {"rows", e.rows}, {"features", e.columns}, {"stdin_bytes", e.stdin_bytes}}},
+      {"bundle", e.bundle ? json::value(json::object{{"path", e.request.bundle},
+                                                     {"files", e.bundle->files},
+                                                     {"bytes", e.bundle->bytes},
+                                                     {"sha256", e.bundle->digest.hex()},
+                                                     {"target", sandbox::policy_constants::bundle_target}})
+                          : json::value(nullptr)},
       {"task_type", sandbox::name(e.request.task)},
       {"outputs", {{"predictions", e.request.output}, {"provenance", e.request.provenance}}},
       {"host", std::move(checks)},

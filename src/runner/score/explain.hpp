@@ -5,11 +5,13 @@
 // for scripts (ci/bench/bench-e2e reads the argv from it).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <boost/json/object.hpp>
 
+#include "plb/sandbox/bundle_listing.hpp"
 #include "runner/host/preflight.hpp"
 #include "runner/score/score_request.hpp"
 
@@ -22,6 +24,9 @@ struct explanation {
   std::size_t rows = 0, columns = 0, stdin_bytes = 0;
   std::vector<check_result> checks;
   std::vector<std::string> argv;  // the docker binary first; zeros where each run's ID goes
+  // A request with a model bundle: the bundle as the walk found it (nothing copied), its digest
+  // the reviewed one.
+  std::optional<sandbox::bundle_listing> bundle;
 };
 
 // Throws failure like a run (input_refused, host_refused when a host check fails).

@@ -3,6 +3,8 @@
 
 #include <set>
 
+#include "plb/sandbox/bundle_listing.hpp"
+
 #include "runner/score/output_files.hpp"
 #include "support/failure.hpp"
 
@@ -16,10 +18,18 @@ std::string limit_field_name(sandbox::limit_field f) { return "limits." + std::s
 }  // namespace
 
 field_names api_field_names() noexcept {
-  return {"model_path",     "model_sha256", "runtime_image",
-          "data_path",      "features",     "id_column",
-          "task",           "output_path",  "output_path (its provenance)",
-          &limit_field_name, "bundle_path",  "bundle_sha256"};
+  return {"model_path",
+          "model_sha256",
+          "runtime_image",
+          "data_path",
+          "features",
+          "id_column",
+          "task",
+          "output_path",
+          "output_path (its provenance)",
+          &limit_field_name,
+          "bundle_path",
+          "bundle_sha256"};
 }
 
 void check_limits(const sandbox::SandboxLimits& limits, const field_names& names) {
@@ -57,10 +67,11 @@ void check_task(sandbox::task_type task, const field_names& names) {
 }
 
 std::optional<sandbox::sha256_digest> check_bundle(const std::string& bundle, const std::string& bundle_sha256,
-                                                  const field_names& names) {
+                                                   const field_names& names) {
   if (bundle.empty() && bundle_sha256.empty()) return std::nullopt;  // no bundle: the one-mount run
   if (bundle_sha256.empty())
-    fail(verdict::usage_error, std::string(names.bundle) + " " + bundle + ": given without " + names.bundle_sha256 +
+    fail(verdict::usage_error, std::string(names.bundle) + " " + sandbox::escape_bundle_path(bundle) +
+                                   ": given without " + names.bundle_sha256 +
                                    " (a bundle runs only against its reviewed digest)");
   if (bundle.empty())
     fail(verdict::usage_error,
@@ -103,10 +114,24 @@ score_request check_request(const sandbox::scoring_request& in, const field_name
     check_fresh_output(provenance, names.provenance);
   }
   // A file request: the in-memory fields are unset (no script bytes, no table, published).
-  score_request checked{
-      in.model_path,  digest.digest, *image.id,    in.data_path, in.features, in.id_column, in.task, in.limits,
-      in.output_path, provenance,    std::nullopt, nullptr,      true,        names,        0,       {},
-      bundle_digest ? in.bundle_path : std::string(), bundle_digest};
+  score_request checked{in.model_path,
+                        digest.digest,
+                        *image.id,
+                        in.data_path,
+                        in.features,
+                        in.id_column,
+                        in.task,
+                        in.limits,
+                        in.output_path,
+                        provenance,
+                        std::nullopt,
+                        nullptr,
+                        true,
+                        names,
+                        0,
+                        {},
+                        bundle_digest ? in.bundle_path : std::string(),
+                        bundle_digest};
   if (in.keep_stderr) {
     checked.stderr_tail_bytes = check_stderr_tail(in.stderr_tail_kib);
     const bool derived = in.stderr_path.empty();

@@ -17,23 +17,23 @@
 #include "runner/container/sweep.hpp"
 #include "runner/host/preflight.hpp"
 #include "runner/host/warden.hpp"
+#include "runner/score/bundle_snapshot.hpp"
 #include "runner/score/judge.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/provenance_seal.hpp"
+#include "runner/score/run_record.hpp"
 #include "runner/score/script_outcome.hpp"
 #include "support/failure.hpp"
-
-#ifndef PLB_SANDBOX_VERSION
-#define PLB_SANDBOX_VERSION "unknown"
-#endif
 
 namespace plb::runner {
 
 sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
-                                     const std::string& run_id, const std::string& cpuset) {
+                                     const std::string& run_id, const std::string& cpuset,
+                                     const std::string& bundle_path) {
   sandbox::sandbox_policy_builder builder;
   builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
   if (!cpuset.empty()) builder.cpuset(cpuset);
+  if (request.has_bundle()) builder.bundle(bundle_path);  // the second mount: a bundle run's only
   auto spec = builder.build();
   if (!spec) fail(sandbox::verdict::internal_error, "sandbox policy: " + std::string(sandbox::message(spec.error)));
   return std::move(*spec.spec);
@@ -52,52 +52,6 @@ std::string utc_now() {
   return buf;
 }
 
-sandbox::sandbox_usage usage_of(const completed_run& done) {
-  const docker_run_outcome& out = done.outcome;
-  sandbox::sandbox_usage u;
-  u.startup_seconds = done.times.started ? done.times.startup_seconds : out.elapsed.count();
-  u.wall_seconds = done.times.script_seconds;
-  u.cpu_seconds = static_cast<double>(out.usage.cpu_nanoseconds) / 1e9;
-  u.memory_peak_bytes = out.usage.memory_peak_bytes;
-  u.output_bytes = out.output_bytes;
-  u.host_tasks_peak = out.usage.pids_peak;
-  return u;
-}
-
-sandbox::provenance_record provenance_of(const score_request& request, const host_facts& host,
-                                         const prepared_inputs& in, const sandbox::sha256_digest& model,
-                                         const std::string& csv_text, const sandbox::sandbox_usage& usage,
-                                         const std::string& cpuset, const run_hooks& hooks) {
-  sandbox::provenance_record rec;
-  rec.tool_version = PLB_SANDBOX_VERSION;
-  rec.model_sha256 = model;
-  rec.runtime_image = request.image;
-  rec.runtime_name = std::string(sandbox::policy_constants::runtime);
-  rec.runtime_version = host.runtime_version;
-  rec.runtime_release = host.runtime_release;
-  rec.runtime_platform = host.runtime_platform;
-  rec.limits = request.limits;
-  rec.task = request.task;
-  rec.features = request.features;
-  rec.id_column = request.id_column;
-  rec.rows = in.input.table.rows();
-  rec.input_sha256 = in.input.digest;
-  rec.predictions_sha256 = sandbox::sha256_of(csv_text).digest;
-  rec.usage = usage;
-  rec.outcome = verdict::success;
-  // Where its inputs and its predictions (the one file it vouches for) were, for `verify`; none
-  // for the in-memory API's, which had no files.
-  const auto path = [](const std::string& p) { return std::filesystem::absolute(p).lexically_normal().string(); };
-  if (!request.script_bytes) rec.model_path = path(request.model);
-  if (!request.table) rec.data_path = path(request.data);
-  rec.input_bytes = in.input.file_bytes;  // recorded with data_path only
-  if (request.publish) rec.predictions_path = path(request.output);
-  rec.cpuset = cpuset;  // where it ran: its CPUs, and a batch line's node and worker
-  rec.node = hooks.node;
-  rec.worker = hooks.worker;
-  return rec;
-}
-
 // A batch hands its one preflight to every line, but the warden is asked again for each: a
 // warden that died mid-batch must not leave the later lines without their bound.
 void require_warden() {
@@ -108,6 +62,7 @@ void require_warden() {
 struct staged_inputs {
   prepared_inputs in;
   script_snapshot snapshot;
+  std::optional<bundle_snapshot> bundle;  // a bundle run's copy, its digest the reviewed one
 };
 
 // The spec was built first, so the snapshot belongs to exactly the user the sandbox runs as.
@@ -117,7 +72,15 @@ staged_inputs stage_inputs(const score_request& request, verified_script script,
   cancel.check();
   auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
   cancel.check();
-  return {std::move(in), std::move(snapshot)};
+  std::optional<bundle_snapshot> bundle;
+  if (request.has_bundle()) {  // copied and held to its digest here: no container exists before this returns
+    bundle = take_bundle_snapshot(request.bundle, *request.bundle_sha256, request.limits, dir, spec.uid(), spec.gid(),
+                                  request.names.bundle, request.names.bundle_sha256);
+    if (bundle->path != spec.bundle_path())
+      fail(verdict::internal_error, "the bundle snapshot is not where the sandbox policy mounts it");
+    cancel.check();
+  }
+  return {std::move(in), std::move(snapshot), std::move(bundle)};
 }
 
 docker_run_request run_request(const score_request& request, const sandbox::sandbox_policy& spec,
@@ -192,8 +155,8 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
                           std::chrono::seconds(request.limits.start_seconds + request.limits.wall_seconds));
   // CPUs no other run here holds (it waits for them); the inputs are staged alongside the preflight.
   const cpu_lease cpus = host_cpu_allocator().acquire(request.limits.cpu_millicores, cancel);
-  const sandbox::sandbox_policy spec =
-      build_policy(request, dir.path() + "/" + snapshot_file_name, run_id, cpus.list());
+  const sandbox::sandbox_policy spec = build_policy(request, dir.path() + "/" + snapshot_file_name, run_id, cpus.list(),
+                                                    dir.path() + "/" + bundle_copy_name);
   // The docker client starts up (its Go runtime, flags and configuration) alongside the preflight
   // and the staging, held at its engine gate: it reaches the daemon only in container.run().
   container.launch(run_request(request, spec, dir, hooks));
@@ -210,7 +173,6 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   const staged_inputs staged = staging.get();
   const prepared_inputs& in = staged.in;
   cancel.check();
-
   const std::string started_at = utc_now();
   cgroup_monitor monitor(host.daemon.cgroup_version, host.daemon.cgroup_driver);
   clock.end(&phases::start);
@@ -229,8 +191,8 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
   std::vector<double> predictions =
       judged_predictions(done, request, in.input.table.rows(), output_cap, started_at, report);
   const std::string csv_text = render_predictions_csv(in.input.table, predictions);
-  sandbox::provenance_record rec =
-      provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage, spec.cpuset(), hooks);
+  sandbox::provenance_record rec = provenance_of(request, host, in, staged.snapshot.digest, csv_text, *report.usage,
+                                                 spec.cpuset(), hooks, staged.bundle);
   rec.started_at = started_at;
   cancel.check();
   deliver(request, std::move(predictions), csv_text, std::move(rec), key, cancel, report);

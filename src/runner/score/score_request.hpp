@@ -30,8 +30,8 @@ struct field_names {
   const char* output;
   const char* provenance;
   std::string (*limit)(sandbox::limit_field);  // e.g. "--seconds", or "limits.wall_seconds"
-  const char* bundle;         // "--bundle", "bundle_path", "bundle"
-  const char* bundle_sha256;  // "--bundle-sha256", "bundle_sha256"
+  const char* bundle;                          // "--bundle", "bundle_path", "bundle"
+  const char* bundle_sha256;                   // "--bundle-sha256", "bundle_sha256"
 };
 
 // The runner API's names: scoring_request's fields.
@@ -62,8 +62,8 @@ struct score_request {
   std::string stderr_path;
   // A model bundle, when the request has one (both set, or neither): the directory as given and
   // its reviewed digest. Without one the run is exactly the one-mount run.
-  std::string bundle;
-  std::optional<sandbox::sha256_digest> bundle_sha256;
+  std::string bundle = {};  // (initialized: a request spelled out without them needs neither)
+  std::optional<sandbox::sha256_digest> bundle_sha256 = {};
   bool has_bundle() const noexcept { return bundle_sha256.has_value(); }
 };
 

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "plb/sandbox/bundle_listing.hpp"
 #include "plb/sandbox/provenance_reader.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "runner/host/preflight.hpp"
@@ -55,6 +56,13 @@ bool read_provenance(const verify_options& o, checked& c, const host_key& key) {
   if (c.model_path.empty() || c.data_path.empty())
     return refuse(std::string("records no model or data path (an older plb-sandbox): give ") + o.names.model + " and " +
                   o.names.data);
+  // The bundle the run mounted: at its recorded path, or where the caller says it moved to.
+  if (c.record.bundle_sha256) {
+    c.bundle_path = o.bundle_path.empty() ? c.record.bundle_path : o.bundle_path;
+  } else if (!o.bundle_path.empty()) {
+    fail(verdict::usage_error, std::string(o.names.bundle) + " " + sandbox::escape_bundle_path(o.bundle_path) +
+                                   ": the provenance records no bundle (the run had none)");
+  }
   const std::string suffix = ".sandbox.json";
   const std::string& pp = o.provenance_path;
   if (pp.size() <= suffix.size() || pp.compare(pp.size() - suffix.size(), suffix.size(), suffix) != 0)
@@ -101,6 +109,10 @@ sandbox::scoring_request request_of(const checked& c, const std::string& output)
   r.task = c.record.task;
   r.output_path = output;
   r.limits = c.record.limits;
+  if (c.record.bundle_sha256) {  // mounted as the run mounted it, held to the recorded digest again
+    r.bundle_path = c.bundle_path;
+    r.bundle_sha256 = c.record.bundle_sha256->hex();
+  }
   return r;
 }
 

@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <system_error>
 
+#include "plb/sandbox/bundle_listing.hpp"
 #include "plb/sandbox/csv_reader.hpp"
 #include "plb/sandbox/limits.hpp"
+#include "runner/score/bundle_snapshot.hpp"
 #include "support/no_symlinks.hpp"
 
 namespace plb::runner {
@@ -62,6 +64,18 @@ void check_inputs(verify_checks& c) {
   const bool sized = !c.record.data_path.empty();
   check_one(c, verify_mismatch::data_changed, "data", c.data_path, sized ? c.record.input_bytes : unbounded_size,
             "recorded " + std::to_string(c.record.input_bytes) + " bytes", c.record.input_sha256);
+  if (c.record.bundle_sha256) check_bundle(c);
+}
+
+void check_bundle(verify_checks& c) {
+  // Walked as the run's snapshot walks it (every bound the run had, nothing copied); its own
+  // digest is never printed, as the other files'.
+  const std::string what = "bundle " + sandbox::escape_bundle_path(c.bundle_path);
+  const auto listing = digest_bundle(c.bundle_path, c.record.limits);
+  if (!listing) return c.add(verify_mismatch::bundle_changed, what + ": " + listing.error().message());
+  if (listing->digest.hex() != c.record.bundle_sha256->hex())
+    c.add(verify_mismatch::bundle_changed, what + " differs from the recorded one (the provenance records SHA-256 " +
+                                               c.record.bundle_sha256->hex() + ")");
 }
 
 result<std::string> read_recorded_predictions(const verify_checks& c) {

@@ -24,8 +24,12 @@ std::size_t predictions_bound(const sandbox::provenance_record& record);
 void check_predictions(verify_checks& c);
 
 // The model and the data at c.model_path and c.data_path against their recorded digests;
-// otherwise a model_changed or data_changed problem.
+// otherwise a model_changed or data_changed problem; and a bundle run's bundle (check_bundle).
 void check_inputs(verify_checks& c);
+
+// The bundle at c.bundle_path walked without copying, within the recorded bounds, against the
+// recorded digest; otherwise a bundle_changed problem.
+void check_bundle(verify_checks& c);
 
 // The published predictions' bytes, still the recorded ones (read again after the re-run: the
 // file may have been changed while it ran); otherwise why not, in words that follow the path.

@@ -192,6 +192,7 @@ TEST(BatchReport, ReadsTheSummaryTheBatchWrites) {
   std::vector<line_outcome> o(3);
   o[0].state = "success", o[0].exit_code = 0, o[0].predictions_sha256 = digest, o[0].node = "n1";
   o[0].usage = sandbox::sandbox_usage{1.5, 0.5, 1048576, 0, 3};
+  o[0].bundle_bytes = 47185920;  // a bundle run's snapshot: its own column
   o[1].state = "timeout", o[1].exit_code = 5, o[1].message = hostile;
   o[2].state = "pending";
   const summary_header h{"/m.jsonl", digest, "/out", "local", "2026-12-01T10:00:00Z", {}, {}};
@@ -200,7 +201,7 @@ TEST(BatchReport, ReadsTheSummaryTheBatchWrites) {
     if (id == "a") return std::string("not json");
     return std::nullopt;
   };
-  const report_input in = report_input_from("/out", summary, std::nullopt, provenance);
+  report_input in = report_input_from("/out", summary, std::nullopt, provenance);
   ASSERT_EQ(in.rows.size(), 3u);
   EXPECT_EQ(in.rows[0].node, "n1");
   EXPECT_EQ(*in.rows[0].wall_limit, 20u);
@@ -213,6 +214,12 @@ TEST(BatchReport, ReadsTheSummaryTheBatchWrites) {
   const std::string html = render_report(in);
   expect_self_contained(html);
   EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(*in.rows[0].bundle_bytes, 47185920u);
+  EXPECT_FALSE(in.rows[1].bundle_bytes);
+  EXPECT_NE(html.find("<th class=\"n\">bundle bytes</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"n\">47185920</td>"), std::string::npos);
+  in.rows[0].bundle_bytes.reset();  // a round without bundles: no such column
+  EXPECT_EQ(render_report(in).find("bundle bytes"), std::string::npos);
 }
 
 TEST(BatchReport, RefusesASummaryValueTheToolDoesNotWrite) {

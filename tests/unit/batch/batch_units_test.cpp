@@ -165,6 +165,61 @@ TEST_F(BatchFiles, RecordedFailuresAreKeptUnlessTheRetryPolicyRunsThem) {
   EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::conflict);
 }
 
+// A line's bundle resolves against the manifest's directory, as its model does; a line without one
+// has none (the plan makes its bundle column only once a line has one).
+TEST_F(BatchFiles, PlanResolvesABundleAgainstTheManifest) {
+  const std::string digest(64, 'd');
+  write("manifest.jsonl",
+        line("a") + line("b", R"(, "bundle": "models/b", "bundle_sha256": ")" + digest + "\"") + line("c"));
+  const batch_plan plan = plan_batch(config());
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_EQ(plan.item(0).request.bundle_path, "");
+  EXPECT_EQ(plan.item(0).request.bundle_sha256, "");
+  EXPECT_EQ(plan.item(1).request.bundle_path, dir_ + "/models/b");
+  EXPECT_EQ(plan.item(1).request.bundle_sha256, digest);
+  EXPECT_EQ(plan.item(2).request.bundle_path, "");
+  const auto c = config();
+  EXPECT_NE(plan_error(line("a", R"(, "bundle": "b")"), c).find("(bundle_sha256): a required field is missing"),
+            std::string::npos)
+      << plan_error(line("a", R"(, "bundle": "b")"), c);
+  EXPECT_NE(plan_error(line("a", R"(, "bundle": "b", "bundle_sha256": "xyz")"), c).find("(bundle_sha256): expected 64"),
+            std::string::npos);
+}
+
+// Resume takes a changed bundle, its path or its digest, for a changed request: the line's earlier
+// record is a conflict naming the key; the same bundle keeps it, and lines without one agree.
+TEST_F(BatchFiles, ResumeTakesAChangedBundleForAChangedRequest) {
+  const std::string digest(64, 'd');
+  write("manifest.jsonl", line("a", R"(, "bundle": "models/a", "bundle_sha256": ")" + digest + "\""));
+  const batch_item item = plan_batch(config()).item(0);
+  const output_dir dir = out();
+  const auto fingerprint = request_fingerprint(item, "");
+  EXPECT_EQ(fingerprint.at("bundle_path").as_string(), dir_ + "/models/a");
+  EXPECT_EQ(fingerprint.at("bundle_sha256").as_string(), digest);
+  line_outcome o;
+  o.state = "script_failed";
+  o.exit_code = 8;
+  o.message = std::string("m");
+  write_record(dir, item, o, fingerprint, "");
+  EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::keep);
+  batch_item other_digest = item;
+  other_digest.request.bundle_sha256 = std::string(64, 'e');
+  auto d = decide_resume(item, dir, retry_policy::none, request_fingerprint(other_digest, ""));
+  EXPECT_EQ(d.action, resume_action::conflict);
+  EXPECT_NE(d.outcome.message.find("(bundle_sha256 differs)"), std::string::npos) << d.outcome.message;
+  batch_item other_path = item;
+  other_path.request.bundle_path = dir_ + "/models/b";
+  d = decide_resume(item, dir, retry_policy::none, request_fingerprint(other_path, ""));
+  EXPECT_EQ(d.action, resume_action::conflict);
+  EXPECT_NE(d.outcome.message.find("(bundle_path differs)"), std::string::npos) << d.outcome.message;
+  batch_item none = item;
+  none.request.bundle_path.clear();
+  none.request.bundle_sha256.clear();
+  d = decide_resume(item, dir, retry_policy::none, request_fingerprint(none, ""));
+  EXPECT_EQ(d.action, resume_action::conflict) << "a bundle dropped from the line is a changed request too";
+  EXPECT_TRUE(first_difference(request_fingerprint(none, ""), request_fingerprint(none, "")).empty());
+}
+
 TEST_F(BatchFiles, OutputDirectoryIsCreatedPrivateAndLockedForOneBatch) {
   const std::string out = dir_ + "/out";
   const output_dir locked = open_output_dir(out, true, key());
@@ -181,16 +236,18 @@ TEST_F(BatchFiles, SummaryQuotesMessagesAndCountsStates) {
   write("manifest.jsonl", line("a") + line("b"));
   const batch_plan plan = plan_batch(config());
   std::vector<line_outcome> outcomes(2);
-  outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0, 2.25}, hex64, "n1", "7_0"};
+  outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0, 2.25}, hex64, "n1", "7_0", 47185920};
   outcomes[1] = {"not_run", -1, "a, \"quoted\" reason", std::nullopt, ""};
   EXPECT_EQ(render_summary_csv(plan, outcomes),
             "id,line,verdict,exit_code,message,startup_seconds,wall_seconds,cpu_seconds,memory_peak_bytes,node,"
-            "worker,predictions_sha256\n"
+            "worker,predictions_sha256,bundle_bytes\n"
             "a,1,success,0,ok,2.250,1.500,0.250,1024,n1,7_0," +
-                hex64 + "\nb,2,not_run,,\"a, \"\"quoted\"\" reason\",,,,,,,\n");
+                hex64 + ",47185920\nb,2,not_run,,\"a, \"\"quoted\"\" reason\",,,,,,,,\n");
   const auto json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}, {}}, plan, outcomes);
   EXPECT_NE(json.find(R"("complete":false)"), std::string::npos);
   EXPECT_NE(json.find(R"("counts":{"not_run":1,"success":1})"), std::string::npos);
+  EXPECT_NE(json.find(R"("bundle_bytes":47185920)"), std::string::npos) << "a bundle run's bytes";
+  EXPECT_EQ(json.find(R"("bundle_bytes":null)"), std::string::npos) << "no key for a line without one";
 }
 
 TEST(RetryPolicy, OnlyWhatTheScriptDidNotCause) {

@@ -92,6 +92,30 @@ TEST_F(ScoreFlags, LimitsNotGivenAreTheLimitsDefaults) {
   EXPECT_EQ(r.provenance, dir_ + "/predictions.csv.sandbox.json");
 }
 
+// --bundle and --bundle-sha256 come together: both are taken; one alone is a usage error naming
+// the other flag; without either the request has no bundle (the one-mount run).
+TEST_F(ScoreFlags, ABundleIsBothFlagsOrNeither) {
+  line_.parse(with({}));
+  EXPECT_FALSE(check_score_flags(line_.flags).has_bundle());
+  score_line both;
+  both.parse(with({"--bundle", dir_, "--bundle-sha256", std::string(64, 'c')}));
+  const score_request r = check_score_flags(both.flags);
+  ASSERT_TRUE(r.has_bundle());
+  EXPECT_EQ(r.bundle, dir_);
+  EXPECT_EQ(r.bundle_sha256->hex(), std::string(64, 'c'));
+  EXPECT_EQ(std::string(r.names.bundle), "--bundle");
+  score_line dir_only;
+  dir_only.parse(with({"--bundle", dir_}));
+  EXPECT_TRUE(starts_with(dir_only.refusal(), "--bundle " + dir_ + ": given without --bundle-sha256"))
+      << dir_only.refusal();
+  score_line digest_only;
+  digest_only.parse(with({"--bundle-sha256", std::string(64, 'c')}));
+  EXPECT_TRUE(starts_with(digest_only.refusal(), "--bundle-sha256: given without --bundle")) << digest_only.refusal();
+  score_line bad_digest;
+  bad_digest.parse(with({"--bundle", dir_, "--bundle-sha256", "abc"}));
+  EXPECT_TRUE(starts_with(bad_digest.refusal(), "--bundle-sha256: ")) << bad_digest.refusal();
+}
+
 TEST(ScoreFlagsHelp, StatesTheLimitsDefaultsAndBounds) {
   const score_line line;
   const sandbox::SandboxLimits defaults;

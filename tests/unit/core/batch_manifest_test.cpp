@@ -100,6 +100,12 @@ INSTANTIATE_TEST_SUITE_P(Rules, BatchManifestRefuses, ::testing::Values(
     Case{"unknown_key", line("a", R"(, "memory_gb": 1)"), E::unknown_key, 1, 0, F::none},
     Case{"missing_digest", R"({"id": "a", "model": "m"})", E::missing_field, 1, 1, F::model_sha256},
     Case{"missing_id", R"({"model": "m", "model_sha256": ")" + hex64 + "\"}", E::missing_field, 1, 1, F::id},
+    Case{"bundle_without_digest", line("a", R"(, "bundle": "b")"), E::missing_field, 1, 1, F::bundle_sha256},
+    Case{"digest_without_bundle", line("a", R"(, "bundle_sha256": ")" + hex64 + "\""), E::missing_field, 1, 1, F::bundle},
+    Case{"bundle_digest_short", line("a", R"(, "bundle": "b", "bundle_sha256": "abc")"), E::bad_digest, 1, 0, F::bundle_sha256},
+    Case{"bundle_empty", line("a", R"(, "bundle": "", "bundle_sha256": ")" + hex64 + "\""), E::empty_value, 1, 0, F::bundle},
+    Case{"bundle_number", line("a", R"(, "bundle": 1, "bundle_sha256": ")" + hex64 + "\""), E::wrong_type, 1, 0, F::bundle},
+    Case{"bundle_twice", line("a", R"(, "bundle": "b", "bundle": "c", "bundle_sha256": ")" + hex64 + "\""), E::duplicate_key, 1, 0, F::bundle},
     Case{"seconds_as_string", line("a", R"(, "seconds": "30")"), E::wrong_type, 1, 0, F::seconds},
     Case{"seconds_negative", line("a", R"(, "seconds": -1)"), E::bad_limit, 1, 0, F::seconds},
     Case{"seconds_fraction", line("a", R"(, "seconds": 1.5)"), E::bad_limit, 1, 0, F::seconds},
@@ -176,4 +182,19 @@ TEST(BatchManifest, DecodesEscapesToUtf8) {
 TEST(BatchManifest, EveryFieldHasItsName) {
   for (std::size_t i = 1; i < sb::manifest_field_names.size(); ++i) EXPECT_FALSE(sb::name(static_cast<F>(i)).empty());
   EXPECT_EQ(sb::name(F::memory_mb), "memory_mb");
+}
+
+// A line's bundle and its digest, both or neither (the refusals are in the Rules table).
+TEST(BatchManifest, ReadsABundleAndItsDigest) {
+  std::vector<sb::manifest_entry> out;
+  const auto r =
+      parse(line("a", R"(, "bundle": "models/07", "bundle_sha256": ")" + hex64 + "\"") + "\n" + line("b"), out);
+  ASSERT_TRUE(r) << sb::message(r.error);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(*out[0].bundle, "models/07");
+  EXPECT_EQ(*out[0].bundle_sha256, hex64);
+  EXPECT_FALSE(out[1].bundle);
+  EXPECT_FALSE(out[1].bundle_sha256);
+  EXPECT_EQ(sb::name(F::bundle), "bundle");
+  EXPECT_EQ(sb::name(F::bundle_sha256), "bundle_sha256");
 }

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -18,8 +19,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -373,6 +376,32 @@ TEST_F(BundleSnapshot, ARefusedSnapshotLeavesNothingBehind) {
               }
               for (const auto& e : fs::directory_iterator(dir.path()))
                 if (e.path().filename() == "bundle") return std::string("left behind: ") + e.path().string();
+              return "";
+            }),
+            "");
+}
+
+// The free-space check: a copy that would leave the run directory's file system with less than
+// its reserve is refused before the file is copied (host_refused: the host's room, not the
+// bundle), and nothing is left behind.
+TEST_F(BundleSnapshot, ACopyThatDoesNotFitTheRunDirectoryIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "the run directories are root's";
+  put("weights.bin", std::string(24 << 20, 'w'));
+  EXPECT_EQ(test::in_private_state([&]() -> std::string {
+              // A small file system under the state directories, in the child's own mount namespace.
+              if (::mount("plb-bundle-space", "/var/lib", "tmpfs", 0, "mode=0755,size=80m") != 0)
+                return "tmpfs: " + std::string(std::strerror(errno));
+              const run_directory dir(std::string(32, 'e'));
+              try {
+                take_bundle_snapshot(bundle_, {}, {}, dir, 65534, 65534, "--bundle", "--bundle-sha256");
+                return "accepted";
+              } catch (const failure& f) {
+                const std::string said = f.what();
+                if (f.verdict() != sandbox::verdict::host_refused) return "not host_refused: " + said;
+                if (said.find("weights.bin: its copy needs 25165824 bytes") == std::string::npos)
+                  return "said: " + said;
+              }
+              if (fs::exists(dir.path() + "/bundle")) return std::string("left behind");
               return "";
             }),
             "");

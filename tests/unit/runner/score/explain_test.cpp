@@ -25,7 +25,7 @@ explanation example() {
   r.data_path = "/srv/data.csv";
   r.features = {"a", "b"};
   r.output_path = "/srv/out.csv";
-  explanation e{check_request(r, api_field_names(), false), 9, std::string(64, 'a'), 3, 2, 40, {}, {}};
+  explanation e{check_request(r, api_field_names(), false), 9, std::string(64, 'a'), 3, 2, 40, {}, {}, {}};
   e.checks = {{"the daemon answers", check_status::pass, "20.10.24", ""},
               {"runsc is gVisor", check_status::fail, "runsc is runc", "install runsc"},
               {"the image is present", check_status::skipped, "needs a supported runsc", ""}};
@@ -73,6 +73,31 @@ TEST(Explain, TheJsonHoldsEachCheckEveryLimitAndTheCallBudget) {
   EXPECT_EQ(budget.at("engine").as_array().size(), budget::engine.size());
   EXPECT_EQ(budget.at("execs").as_array().size(), budget::execs.size());
   EXPECT_EQ(text(budget.at("api_prefix")), "/v1.41");
+}
+
+// A bundle run's explanation names the bundle (escaped), its files, bytes and digest, and where the
+// script finds it; one without a bundle says nothing of one (and its JSON holds null).
+TEST(Explain, ABundleIsShownWithItsMount) {
+  explanation plain = example();
+  for (const auto& l : explanation_lines(plain)) {
+    EXPECT_EQ(l.find("with bundle_path"), std::string::npos) << l;
+    EXPECT_EQ(l.find("/sandbox/bundle"), std::string::npos) << l;
+  }
+  EXPECT_TRUE(explanation_json(plain).at("bundle").is_null());
+
+  explanation e = example();
+  e.request.bundle = "/srv/b\nundle";
+  e.request.bundle_sha256 = sandbox::parse_sha256_hex(std::string(64, 'c')).digest;
+  e.bundle = sandbox::bundle_listing{e.request.bundle_sha256.value(), 4096, 2, {}};
+  const auto lines = explanation_lines(e);
+  EXPECT_TRUE(has(lines, "  with bundle_path /srv/b\\x0aundle (2 files, 4096 bytes, SHA-256 " + std::string(64, 'c') +
+                             ", verified) read-only at /sandbox/bundle"))
+      << lines[3];
+  const auto j = explanation_json(e).at("bundle").as_object();
+  EXPECT_EQ(text(j.at("target")), "/sandbox/bundle");
+  EXPECT_EQ(j.at("bytes").as_uint64(), 4096u);
+  EXPECT_EQ(j.at("files").as_uint64(), 2u);
+  EXPECT_EQ(text(j.at("sha256")), std::string(64, 'c'));
 }
 
 }  // namespace

@@ -148,5 +148,23 @@ TEST_F(InMemoryChecks, AbsurdDimensionsAreRefusedBeforeAnyAllocation) {
   }
 }
 
+// The in-memory request's bundle is checked as the file request's: both or neither, named by its
+// fields; a request with both carries them into the run (the snapshot then reads the directory).
+TEST_F(InMemoryChecks, ABundleIsBothFieldsOrNeither) {
+  EXPECT_FALSE(check_in_memory_request(good()).has_bundle());
+  auto r = good();
+  r.bundle_path = "/srv/bundle";
+  EXPECT_EQ(refusal(r),
+            "usage_error: bundle_path /srv/bundle: given without bundle_sha256 (a bundle runs only "
+            "against its reviewed digest)");
+  r.bundle_sha256 = std::string(64, 'c');
+  const score_request checked = check_in_memory_request(r);
+  ASSERT_TRUE(checked.has_bundle());
+  EXPECT_EQ(checked.bundle, "/srv/bundle");
+  EXPECT_EQ(checked.bundle_sha256->hex(), std::string(64, 'c'));
+  r.bundle_path.clear();
+  EXPECT_EQ(refusal(r), "usage_error: bundle_sha256: given without bundle_path (the bundle's directory)");
+}
+
 }  // namespace
 }  // namespace plb::runner

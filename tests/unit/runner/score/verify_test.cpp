@@ -21,7 +21,9 @@
 #include "../../temp_dir.hpp"
 #include "plb/sandbox/provenance.hpp"
 #include "plb/sandbox/provenance_reader.hpp"
+#include "runner/score/bundle_snapshot.hpp"
 #include "runner/score/provenance_seal.hpp"
+#include "support/failure.hpp"
 
 namespace plb::runner {
 namespace {
@@ -370,6 +372,62 @@ TEST(VerifyCodes, EachMismatchHasItsOwnCodeApartFromEveryVerdict) {
     EXPECT_NE(verify_mismatch_table[i].exit_code, verify_differs_exit_code);
     for (std::size_t j = 0; j < i; ++j)
       EXPECT_NE(verify_mismatch_table[i].exit_code, verify_mismatch_table[j].exit_code);
+  }
+}
+
+// A bundle run's bundle is held to its recorded digest before anything runs, at its recorded path
+// or at --bundle; a changed byte is bundle_changed (exit 20), its own digest never printed.
+TEST_F(VerifySeal, ABundleIsCheckedAtItsPathOrTheOneGiven) {
+  const std::string bundle = dir_ + "/bundle", moved = dir_ + "/moved";
+  std::filesystem::create_directories(bundle + "/sub");
+  write(bundle + "/weights.json", "{\"w\": [1, 2]}\n");
+  write(bundle + "/sub/config.json", "{}\n");
+  std::filesystem::copy(bundle, moved, std::filesystem::copy_options::recursive);
+  const auto listing = digest_bundle(bundle, sb::SandboxLimits{});
+  ASSERT_TRUE(listing) << listing.error().message();
+  auto r = record();
+  r.bundle_sha256 = listing->digest;
+  r.bundle_bytes = listing->bytes;
+  r.bundle_files = listing->files;
+  r.bundle_path = bundle;
+  const std::string text = sealed_provenance(r, key_a);
+  verify_checks c = check(text);
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0].message;
+  EXPECT_EQ(c.bundle_path, bundle);
+
+  write(bundle + "/weights.json", "{\"w\": [1, 3]}\n");  // one byte
+  c = check(text);
+  expect_first(c, verify_mismatch::bundle_changed,
+               "bundle " + bundle + " differs from the recorded one (the provenance records SHA-256 " +
+                   listing->digest.hex() + ")");
+  EXPECT_EQ(info(verify_mismatch::bundle_changed).exit_code, 20);
+  EXPECT_EQ(info(verify_mismatch::bundle_changed).name, "bundle_changed");
+
+  verify_options o;
+  o.bundle_path = moved;  // where it moved to: still the recorded bundle
+  c = check(text, o);
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0].message;
+  EXPECT_EQ(c.bundle_path, moved);
+
+  std::filesystem::remove_all(bundle);  // gone: named, never followed elsewhere
+  expect_first(check(text), verify_mismatch::bundle_changed, "bundle " + bundle + ": ");
+}
+
+// --bundle for a provenance whose run had none is a usage error naming the flag; without it such a
+// provenance is checked exactly as before bundles.
+TEST_F(VerifySeal, ABundleGivenForARunWithoutOneIsAUsageError) {
+  const std::string text = sealed_provenance(record(), key_a);
+  EXPECT_TRUE(check(text).problems.empty());
+  verify_options o;
+  o.bundle_path = dir_;
+  try {
+    check(text, o);
+    ADD_FAILURE() << "accepted";
+  } catch (const failure& f) {
+    EXPECT_EQ(f.verdict(), sb::verdict::usage_error);
+    EXPECT_NE(std::string(f.what()).find("bundle_path " + dir_ + ": the provenance records no bundle"),
+              std::string::npos)
+        << f.what();
   }
 }
 
