@@ -188,11 +188,11 @@ submit("missing-module", "missing_module.py", '''# SPDX-License-Identifier: Apac
 import json
 import sys
 
-import xgboost  # not in the reviewed ML image: ModuleNotFoundError
+import lightgbm  # not in the reviewed ML image: ModuleNotFoundError
 
 rows = json.load(sys.stdin)["features"]
 print(json.dumps({"predictions": [0.5 for _ in rows]}))
-''', "data.csv", features, "binary-classification", "imports xgboost, which the image lacks")
+''', "data.csv", features, "binary-classification", "imports lightgbm, which the image lacks")
 narrow = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(X_train[:, :29], y_train)
 sklearn_submission("shape-mismatch", "shape_mismatch.py", narrow,
                    "a pipeline fitted on 29 columns, sent 30 (ValueError)")

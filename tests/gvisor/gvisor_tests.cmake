@@ -208,6 +208,13 @@ if(TARGET plb-sandbox)
   plb_gvisor_test(NAME gvisor.models.real_round LABELS batch models TIMEOUT 900
     COMMAND bash ${gvisor}/models_round.sh $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR}
       ${PROJECT_BINARY_DIR}/examples-models)
+  # The real round with weights (examples/bundles/, issue 42): submissions whose weights come in a
+  # digest-pinned bundle (ResNet-18, xgboost, a 50 MB forest, a 1 GiB MLP), trained and run once
+  # under runc at set-up, scored by `batch` under gVisor and compared bit for bit; weights of another
+  # architecture, a symlink, a changed byte and a too-small memory limit each fail as they should.
+  plb_gvisor_test(NAME gvisor.models.bundle_round LABELS batch models bundle TIMEOUT 600
+    COMMAND bash ${gvisor}/bundle_round.sh $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR}
+      ${PROJECT_BINARY_DIR}/examples-bundles)
   # The guest's threads (limits.hpp): it sees its cpuset's CPUs, past its process limit a thread
   # fails clearly, and torch at 64 threads and a forest with n_jobs=-1 on one CPU never hang.
   plb_gvisor_test(NAME gvisor.guest_threads.bounded LABELS models
