@@ -190,9 +190,9 @@ TEST_F(BatchTrust, ForgedSummaryFieldsCannotAddARowAControlByteOrAFormula) {
     }
   }
   EXPECT_EQ(rows, 4u);
-  EXPECT_NE(csv.find("\na,1,script_failed,8,'=cmd|' /C calc'!A0,0.000,,,0,,,\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\nb,2,,,\\x1b]0;owned\\x07 +1 \\x0d\\x0arow,,,,,,,\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\nc,3,success,0,'-2+3,0.000,1.250,0.500,7,,,\n"), std::string::npos)
+  EXPECT_NE(csv.find("\na,1,script_failed,8,'=cmd|' /C calc'!A0,0.000,,,0,,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nb,2,,,\\x1b]0;owned\\x07 +1 \\x0d\\x0arow,,,,,,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nc,3,success,0,'-2+3,0.000,1.250,0.500,7,,,,\n"), std::string::npos)
       << "uppercase is not a digest";
   const std::string json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}, {}}, p, outcomes);
   EXPECT_EQ(json.find("forged"), std::string::npos) << json;
