@@ -12,9 +12,14 @@ manifest=$examples/batch/manifest.jsonl
 defaults=(--runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b
   --id-column sample_id --task-type regression)
 
-# "id,verdict,predictions_sha256" per line: what must agree between runs and engines.
+# "id,verdict" per line.
 verdicts() { cut -d, -f1,3 "$1/batch-summary.csv" | tail -n +2 | tr '\n' ' '; }
-digests() { awk -F, 'NR > 1 {print $1 "," $3 "," $NF}' "$1/batch-summary.csv"; }
+# summary_column NAME: an awk program's start that finds the summary's column NAME by its header
+# and sets `back` to its place counted from the row's end (a message before it may hold a quoted
+# comma; a column added after it must not make a test read something else).
+summary_column() { echo 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "'"$1"'") back = NF - i; if (back == "") exit 1; next}'; }
+# "id,verdict,predictions_sha256" per line: what must agree between runs and engines.
+digests() { awk -F, "$(summary_column predictions_sha256)"' {print $1 "," $3 "," $(NF - back)}' "$1/batch-summary.csv"; }
 expect_verdicts() {  # DIR "id,verdict id,verdict ..."
   [ "$(verdicts "$1")" = "$2 " ] || fail "verdicts: $(verdicts "$1"), expected $2"
 }

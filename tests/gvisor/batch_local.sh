@@ -15,7 +15,7 @@ verdicts)
   [ -f "$out/team-sum.csv" ] && [ -f "$out/team-sum.csv.sandbox.json" ] || fail "no outputs for team-sum"
   [ ! -e "$out/team-crash.csv" ] || fail "a failed line has predictions"
   jq -e '.complete and .lines == 4 and .counts.success == 2' "$out/batch-summary.json" >/dev/null || fail "summary json"
-  grep -q '^team-sum,1,success,0,predictions and provenance written,[0-9.]*,[0-9.]*,[0-9.]*,[0-9]*,[A-Za-z0-9._-]*,local,[0-9a-f]\{64\}$' \
+  grep -q '^team-sum,1,success,0,predictions and provenance written,[0-9.]*,[0-9.]*,[0-9.]*,[0-9]*,[A-Za-z0-9._-]*,local,[0-9a-f]\{64\},$' \
     "$out/batch-summary.csv" || fail "summary row: $(grep team-sum "$out/batch-summary.csv")"
   before=$(sha256sum "$out"/team-*.csv* | sha256sum)
   # The same command again: everything is kept, nothing runs, nothing is rewritten.

@@ -24,7 +24,7 @@ queue_empty() {
   for _ in $(seq 100); do [ -z "$(squeue -h -n plb-sandbox-batch)" ] && return 0; sleep 0.2; done
   fail "the workers are still queued: $(squeue -h -n plb-sandbox-batch)"
 }
-nodes_used() { awk -F, 'NR > 1 {print $(NF-2)}' "$1/batch-summary.csv" | sort -u | tr '\n' ' '; }
+nodes_used() { awk -F, "$(summary_column node)"' {print $(NF - back)}' "$1/batch-summary.csv" | sort -u | tr '\n' ' '; }
 
 case $case_name in
 spread)
