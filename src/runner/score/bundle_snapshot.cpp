@@ -67,6 +67,17 @@ struct partial_copy {
 
 }  // namespace
 
+std::string bundle_named(const char* bundle_field, const std::string& bundle_dir) {
+  return std::string(bundle_field) + " " + sb::escape_bundle_path(bundle_dir);
+}
+
+void require_reviewed_digest(const std::string& named, const sb::sha256_digest& got, const sb::sha256_digest& expected,
+                             const char* digest_field) {
+  if (!constant_time_equal(got, expected))
+    fail(sb::verdict::input_refused,
+         named + " has SHA-256 " + got.hex() + ", not the reviewed " + expected.hex() + " given by " + digest_field);
+}
+
 bundle_result<sb::bundle_listing> digest_bundle(const std::string& bundle_dir, const sb::SandboxLimits& limits,
                                                 bool keep_text) {
   auto root = open_bundle_root(bundle_dir);
@@ -79,7 +90,7 @@ bundle_result<sb::bundle_listing> digest_bundle(const std::string& bundle_dir, c
 bundle_snapshot take_bundle_snapshot(const std::string& bundle_dir, const sb::sha256_digest& expected,
                                      const sb::SandboxLimits& limits, const run_directory& dir, std::uint32_t uid,
                                      std::uint32_t gid, const char* bundle_field, const char* digest_field) {
-  const std::string what = std::string(bundle_field) + " " + sb::escape_bundle_path(bundle_dir);
+  const std::string what = bundle_named(bundle_field, bundle_dir);
   auto root = open_bundle_root(bundle_dir);
   if (!root) fail(sb::verdict::input_refused, what + ": " + root.error().message());
 
@@ -101,9 +112,7 @@ bundle_snapshot take_bundle_snapshot(const std::string& bundle_dir, const sb::sh
   const auto listing = listing_of(w, false);
   if (!listing) fail(sb::verdict::internal_error, what + ": " + listing.error().message());
   // Before any container exists: the caller starts none until this returns.
-  if (!constant_time_equal(listing->digest, expected))
-    fail(sb::verdict::input_refused, what + " has SHA-256 " + listing->digest.hex() + ", not the reviewed " +
-                                         expected.hex() + " given by " + digest_field);
+  require_reviewed_digest(what, listing->digest, expected, digest_field);
   partial.keep = true;
   return {partial.path, listing->digest, listing->bytes, listing->files};
 }

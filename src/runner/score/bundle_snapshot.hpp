@@ -86,6 +86,16 @@ using bundle_result = boost::system::result<T, bundle_error>;
 bundle_result<sandbox::bundle_listing> digest_bundle(const std::string& bundle_dir,
                                                      const sandbox::SandboxLimits& limits, bool keep_text = false);
 
+// "<field> <escaped path>": how every refusal names the bundle at `bundle_dir` (field: the caller's
+// name for it, "--bundle" or "bundle").
+std::string bundle_named(const char* bundle_field, const std::string& bundle_dir);
+
+// Throws failure(input_refused) unless `got` is `expected` (compared in constant time): the message
+// names the bundle as `named` (bundle_named), both digests and the reviewed digest's field. The one
+// check a run's snapshot and explain's walk make before anything runs.
+void require_reviewed_digest(const std::string& named, const sandbox::sha256_digest& got,
+                             const sandbox::sha256_digest& expected, const char* digest_field);
+
 // The name of the private copy in the run directory.
 inline constexpr const char* bundle_copy_name = "bundle";
 

@@ -23,13 +23,10 @@ namespace {
 // to its reviewed digest: what the run would refuse, explain refuses, naming the caller's fields.
 std::optional<sandbox::bundle_listing> checked_bundle(const score_request& request) {
   if (!request.has_bundle()) return std::nullopt;
-  const std::string what = std::string(request.names.bundle) + " " + sandbox::escape_bundle_path(request.bundle);
+  const std::string what = bundle_named(request.names.bundle, request.bundle);
   auto listing = digest_bundle(request.bundle, request.limits);
   if (!listing) fail(sandbox::verdict::input_refused, what + ": " + listing.error().message());
-  if (!constant_time_equal(listing->digest, *request.bundle_sha256))
-    fail(sandbox::verdict::input_refused, what + " has SHA-256 " + listing->digest.hex() + ", not the reviewed " +
-                                              request.bundle_sha256->hex() + " given by " +
-                                              request.names.bundle_sha256);
+  require_reviewed_digest(what, listing->digest, *request.bundle_sha256, request.names.bundle_sha256);
   return std::move(*listing);
 }
 
@@ -81,10 +78,9 @@ std::vector<std::string> explanation_lines(const explanation& e) {
       "  as " + std::string(sandbox::name(r.task)) + ", writing " + r.output + " and " + r.provenance,
       "host (no container started):"};
   if (e.bundle)  // the second mount, named with the first: where the script finds its files
-    lines.insert(lines.begin() + 3, "  with " + std::string(r.names.bundle) + " " +
-                                        sandbox::escape_bundle_path(r.bundle) + " (" + std::to_string(e.bundle->files) +
-                                        " files, " + std::to_string(e.bundle->bytes) + " bytes, SHA-256 " +
-                                        e.bundle->digest.hex() + ", verified) read-only at " +
+    lines.insert(lines.begin() + 3, "  with " + bundle_named(r.names.bundle, r.bundle) + " (" +
+                                        std::to_string(e.bundle->files) + " files, " + std::to_string(e.bundle->bytes) +
+                                        " bytes, SHA-256 " + e.bundle->digest.hex() + ", verified) read-only at " +
                                         std::string(sandbox::policy_constants::bundle_target));
   if (const std::string dir = directory_of(r.output); existing_dir_of(r.output) != dir)
     lines.insert(lines.end() - 1, "  in " + dir + ", created 0700 when the run succeeds");

@@ -3,8 +3,7 @@
 
 #include <set>
 
-#include "plb/sandbox/bundle_listing.hpp"
-
+#include "runner/score/bundle_snapshot.hpp"
 #include "runner/score/output_files.hpp"
 #include "support/failure.hpp"
 
@@ -70,8 +69,7 @@ std::optional<sandbox::sha256_digest> check_bundle(const std::string& bundle, co
                                                    const field_names& names) {
   if (bundle.empty() && bundle_sha256.empty()) return std::nullopt;  // no bundle: the one-mount run
   if (bundle_sha256.empty())
-    fail(verdict::usage_error, std::string(names.bundle) + " " + sandbox::escape_bundle_path(bundle) +
-                                   ": given without " + names.bundle_sha256 +
+    fail(verdict::usage_error, bundle_named(names.bundle, bundle) + ": given without " + names.bundle_sha256 +
                                    " (a bundle runs only against its reviewed digest)");
   if (bundle.empty())
     fail(verdict::usage_error,

@@ -3,10 +3,10 @@
 
 #include <sys/stat.h>
 
-#include "plb/sandbox/bundle_listing.hpp"
 #include "plb/sandbox/provenance_reader.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "runner/host/preflight.hpp"
+#include "runner/score/bundle_snapshot.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/provenance_seal.hpp"
 #include "runner/score/verify_files.hpp"
@@ -60,8 +60,8 @@ bool read_provenance(const verify_options& o, checked& c, const host_key& key) {
   if (c.record.bundle_sha256) {
     c.bundle_path = o.bundle_path.empty() ? c.record.bundle_path : o.bundle_path;
   } else if (!o.bundle_path.empty()) {
-    fail(verdict::usage_error, std::string(o.names.bundle) + " " + sandbox::escape_bundle_path(o.bundle_path) +
-                                   ": the provenance records no bundle (the run had none)");
+    fail(verdict::usage_error,
+         bundle_named(o.names.bundle, o.bundle_path) + ": the provenance records no bundle (the run had none)");
   }
   const std::string suffix = ".sandbox.json";
   const std::string& pp = o.provenance_path;

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <system_error>
 
-#include "plb/sandbox/bundle_listing.hpp"
 #include "plb/sandbox/csv_reader.hpp"
 #include "plb/sandbox/limits.hpp"
 #include "runner/score/bundle_snapshot.hpp"
@@ -70,7 +69,7 @@ void check_inputs(verify_checks& c) {
 void check_bundle(verify_checks& c) {
   // Walked as the run's snapshot walks it (every bound the run had, nothing copied); its own
   // digest is never printed, as the other files'.
-  const std::string what = "bundle " + sandbox::escape_bundle_path(c.bundle_path);
+  const std::string what = bundle_named("bundle", c.bundle_path);
   const auto listing = digest_bundle(c.bundle_path, c.record.limits);
   if (!listing) return c.add(verify_mismatch::bundle_changed, what + ": " + listing.error().message());
   if (listing->digest.hex() != c.record.bundle_sha256->hex())
