@@ -103,6 +103,10 @@ EOF
   expect 2 "--bundle $work/bundle: given without --bundle-sha256"
   echo "PASS: a bundle run reads its weights read-only at /sandbox/bundle and its provenance records them" ;;
 changed_byte)
+  # The reviewed bundle runs first: the refusal below is the byte's, and the host's gVisor proof is
+  # cached, so the preflight's probe cannot pass for a container the refused run created.
+  score "$work/out/reviewed.csv"
+  expect 0 ""
   printf '{"a": 2.0, "b": -0.5, "c": 0.35}\n' > "$work/bundle/weights.json"  # one byte, after review
   score "$work/out/p.csv" runs-nothing
   expect 4 "^plb-sandbox: input_refused: --bundle $work/bundle has SHA-256 .*, not the reviewed $bundle_sha given by --bundle-sha256"

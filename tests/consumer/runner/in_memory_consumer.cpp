@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <set>
 #include <vector>
 
 namespace sb = plb::sandbox;
@@ -33,6 +34,21 @@ std::size_t entries(const fs::path& dir) {
   std::size_t n = 0;
   for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) ++n;
   return n;
+}
+
+// The run directories this process holds open: the run's own, named by its descriptors rather
+// than by counting runs/, which other runs on the host add to and remove from meanwhile.
+std::set<fs::path> run_directories_held(const fs::path& runs) {
+  std::set<fs::path> held;
+  std::error_code ec;
+  for (const auto& fd : fs::directory_iterator("/proc/self/fd", ec)) {
+    const fs::path target = fs::read_symlink(fd.path(), ec);
+    if (ec) continue;
+    const fs::path relative = target.lexically_relative(runs);
+    if (relative.empty() || *relative.begin() == ".." || *relative.begin() == ".") continue;
+    held.insert(runs / *relative.begin());
+  }
+  return held;
 }
 
 }  // namespace
@@ -65,9 +81,11 @@ int main(int argc, char** argv) {
   const std::size_t before = entries(dir);
   // The run's private directory is the one file a run makes, and it is gone when the call returns.
   const fs::path runs = "/var/lib/plb-sandbox/runs";
-  const std::size_t runs_before = fs::exists(runs) ? entries(runs) : 0;
+  std::set<fs::path> run_dirs;
+  sb::scoring_options watching;
+  watching.on_progress = [&](const sb::scoring_progress&) { run_dirs.merge(run_directories_held(runs)); };
 
-  const auto ok = sb::score_in_memory(request);
+  const auto ok = sb::score_in_memory(request, watching);
   expect(static_cast<bool>(ok), "a run from memory succeeds", ok);
   const std::vector<double> want = {1 + 20 - 3, 4 + 50 - 6, 0.5 - 10 - 1e3, 7 + 0 + 2};
   expect(ok.predictions == want, "the predictions, in row order", ok);
@@ -80,7 +98,9 @@ int main(int argc, char** argv) {
     expect(ok.provenance->limits.wall_seconds == 20, "the provenance records the limits", ok);
   }
   expect(entries(dir) == before, "no file was written where the caller can see", ok);
-  expect((fs::exists(runs) ? entries(runs) : 0) == runs_before, "the run directory is gone", ok);
+  expect(run_dirs.size() == 1,
+         "the run held one directory of its own while it ran (saw " + std::to_string(run_dirs.size()) + ")", ok);
+  for (const auto& d : run_dirs) expect(!fs::exists(d), "the run directory " + d.string() + " is gone", ok);
 
   // The same script from a path, with the same digest check.
   auto by_path = request;
