@@ -5,8 +5,10 @@
 #   score        sandbox-score with a small bundle: the script reads /sandbox/bundle/weights.json and
 #                predicts from it; the bundle is read-only inside (a chmod and a write both fail);
 #                the provenance records the bundle's digest, bytes, files and path; explain shows the
-#                second mount; a run without a bundle still has one mount.
-#   changed_byte one byte changed after review: refused before any container exists.
+#                second mount, the bundle cache's entry; a second run mounts the same entry, not a
+#                new copy; a run without a bundle still has one mount.
+#   changed_byte one byte changed after review: refused before any container exists, though the
+#                reviewed bundle's copy is in the bundle cache.
 #   verify       verify reproduces a bundle run; one byte changed: bundle_changed, exit 20, nothing
 #                runs; --bundle names a good copy elsewhere.
 #   batch        a manifest line with a bundle: the summary shows its bytes; a changed bundle (its
@@ -93,11 +95,20 @@ EOF
   [ "$rc" = 0 ] || fail "explain: exit $rc: $err"
   jq -e --arg d "$bundle_sha" '.bundle.sha256 == $d and .bundle.files == 2 and .bundle.target == "/sandbox/bundle"
     and ([.docker_argv[] | select(startswith("--mount="))] | length == 2)
-    and ([.docker_argv[] | select(test("^--mount=type=bind,source=/var/lib/plb-sandbox/runs/0+/bundle,target=/sandbox/bundle,readonly$"))] | length == 1)' \
+    and ([.docker_argv[] | select(test("^--mount=type=bind,source=/var/cache/plb-sandbox/bundles/" + $d + "/tree,target=/sandbox/bundle,readonly$"))] | length == 1)' \
     <<<"$out" >/dev/null || fail "explain --json: $(jq -c '{bundle, docker_argv}' <<<"$out")"
   run runs-nothing explain "${flags[@]}" --output "$work/out/e.csv" --json
   jq -e '.bundle == null and ([.docker_argv[] | select(startswith("--mount="))] | length == 1)' <<<"$out" >/dev/null ||
     fail "explain without a bundle: $(jq -c '.docker_argv' <<<"$out")"
+  # The bundle cache: the run left its verified copy under the digest, and a second run mounts that
+  # same copy (its inode unchanged: nothing copied again) and predicts the same.
+  entry=/var/cache/plb-sandbox/bundles/$bundle_sha/tree
+  [ "$(stat -c %u:%a "$entry")" = 65534:500 ] || fail "the cached copy: $(stat -c %u:%a "$entry" 2>&1)"
+  inode=$(stat -c %i "$entry")
+  score "$work/out/again.csv"
+  expect 0 ""
+  [ "$(stat -c %i "$entry")" = "$inode" ] || fail "the second run copied the bundle again"
+  cmp -s "$work/out/p.csv" "$work/out/again.csv" || fail "the second run predicted otherwise"
   # Half of the pair is a usage error naming the flag; nothing runs.
   run runs-nothing sandbox-score "${flags[@]}" --bundle "$work/bundle" --output "$work/out/half.csv"
   expect 2 "--bundle $work/bundle: given without --bundle-sha256"

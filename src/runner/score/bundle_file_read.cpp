@@ -6,7 +6,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <string>
 
 #include "runner/score/bundle_walk.hpp"
 #include "support/test_hold.hpp"
@@ -17,12 +19,23 @@ namespace {
 using kind = bundle_error::kind;
 namespace sb = sandbox;
 
-// Left free on the run directory's file system after each file's copy, for the run's other files
+// Left free on the copy's file system after each file's copy, for the run's other files
 // and the host's own.
 constexpr std::uint64_t free_space_reserve = std::uint64_t{64} << 20;
 
 bool same_time(const struct timespec& a, const struct timespec& b) noexcept {
   return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+std::string time_words(const struct timespec& t) {
+  std::string ns = std::to_string(t.tv_nsec);
+  return std::to_string(t.tv_sec) + "." + std::string(9 - std::min<std::size_t>(9, ns.size()), '0') + ns;
+}
+
+// One file's line of the source stamp (bundle_walk.hpp): the path last, escaped, so any name fits.
+std::string stamp_line(const std::string& path, const struct stat& st) {
+  return std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " + std::to_string(st.st_size) + " " +
+         time_words(st.st_mtim) + " " + time_words(st.st_ctim) + " " + sb::escape_bundle_path(path);
 }
 
 }  // namespace
@@ -40,6 +53,11 @@ bundle_result<void> bundle_walker::read_file(int dir_fd, const std::string& name
                           std::to_string(size) + " bytes, past the " + std::to_string(limits_.bundle_mib) +
                               " MiB a bundle may hold in all (bundle_mib; " + std::to_string(bytes_) +
                               " bytes before it)");
+  if (reads_ == bundle_walk_reads::stat_only) {  // nothing opened: the stamp is the stat's
+    bytes_ += size;
+    stamps_.push_back(stamp_line(path, seen));
+    return {};
+  }
   struct stat before {};
   auto in = open_checked(dir_fd, name, path, seen, before);
   if (!in) return in.error();
@@ -67,6 +85,7 @@ bundle_result<void> bundle_walker::read_file(int dir_fd, const std::string& name
   }
   bytes_ += size;
   files_.push_back({path, size, d.digest});
+  stamps_.push_back(stamp_line(path, before));
   return {};
 }
 
@@ -118,11 +137,11 @@ bundle_result<std::uint64_t> bundle_walker::stream(int in_fd, int out_fd, std::u
 // The copy's file system must hold `size` more bytes and keep the reserve.
 bundle_result<void> bundle_walker::space_for(std::uint64_t size, const std::string& path) const {
   struct statvfs fs {};
-  if (::fstatvfs(copy_->run_dir_fd, &fs) != 0) return bundle_copy_error(path, "cannot read the free space", errno);
+  if (::fstatvfs(copy_->space_fd, &fs) != 0) return bundle_copy_error(path, "cannot read the free space", errno);
   const std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
   if (size > free || free - size < free_space_reserve)
     return bundle_refusal(kind::no_space, path,
-                          "its copy needs " + std::to_string(size) + " bytes and the run directory's file system has " +
+                          "its copy needs " + std::to_string(size) + " bytes and the copy's file system has " +
                               std::to_string(free) + " free, of which " + std::to_string(free_space_reserve >> 20) +
                               " MiB must stay free");
   return {};

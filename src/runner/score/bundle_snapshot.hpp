@@ -24,16 +24,17 @@
 //    sorted, bounded by bundle_files and bundle_path_bytes). A file that yields more or fewer bytes
 //    than its size, or whose size, mtime or ctime differ after the read, changed while it was read
 //    and is refused.
-//  - The free space of the run directory's file system is checked as the copy goes: before each
+//  - The free space of the copy's file system is checked as the copy goes: before each
 //    file is copied, its size must fit in what is free, less a reserve. The bundle's total is
 //    bounded beforehand by bundle_mib only.
 //  - The listing is sorted and hashed (bundle_listing.hpp), and its digest compared in constant
 //    time with the reviewed one before anything else happens: the caller starts no container until
 //    take_bundle_snapshot has returned.
 //
-// The private copy is <run directory>/bundle: directories 0500 and files 0400, all owned by the
-// sandbox user; an empty directory is not copied (it is not in the listing either). On a refusal
-// the partial copy is removed at once; the run directory's own removal would remove it too.
+// The private copy is <run directory>/bundle, or a run's entry in the bundle cache
+// (bundle_cache.hpp): directories 0500 and files 0400, all owned by the sandbox user; an empty
+// directory is not copied (it is not in the listing either). On a refusal the partial copy is
+// removed at once.
 #pragma once
 
 #include <boost/assert/source_location.hpp>
@@ -45,7 +46,9 @@
 #include "plb/sandbox/bundle_listing.hpp"
 #include "plb/sandbox/digest.hpp"
 #include "plb/sandbox/limits.hpp"
+#include "plb/sandbox/verdict.hpp"
 #include "runner/container/run_directory.hpp"
+#include "support/file_io.hpp"
 
 namespace plb::runner {
 
@@ -62,7 +65,7 @@ struct bundle_error {
     too_many,         // over bundle_files
     too_large,        // over bundle_mib
     changed,          // swapped, grown, shrunk or written while it was walked or read
-    no_space,         // the copy does not fit in the run directory's file system
+    no_space,         // the copy does not fit in its file system
     copy_failed,      // the private copy could not be written (the host's fault, not the bundle's)
     system,           // the system's reason (errno_value)
   };
@@ -75,6 +78,10 @@ struct bundle_error {
   std::string message() const;
 };
 
+// The verdict of a refused walk or copy: the bundle's fault (input_refused), the host's room
+// (host_refused), or the tool's copy (internal_error).
+sandbox::verdict bundle_refusal_verdict(const bundle_error& e) noexcept;
+
 // For result<T, bundle_error>::value(): the error leaves as a std::runtime_error with message().
 [[noreturn]] void throw_exception_from_error(const bundle_error& e, const boost::source_location& where);
 
@@ -85,6 +92,10 @@ using bundle_result = boost::system::result<T, bundle_error>;
 // space. `keep_text` keeps the listing's text (bundle-digest --list). Never throws failure.
 bundle_result<sandbox::bundle_listing> digest_bundle(const std::string& bundle_dir,
                                                      const sandbox::SandboxLimits& limits, bool keep_text = false);
+
+// The bundle's own directory, reached through no symbolic link on its path: opened once, walked by
+// every pass a run makes over it.
+bundle_result<unique_fd> open_bundle_root(const std::string& bundle_dir);
 
 // "<field> <escaped path>": how every refusal names the bundle at `bundle_dir` (field: the caller's
 // name for it, "--bundle" or "bundle").
@@ -105,6 +116,25 @@ struct bundle_snapshot {
   std::uint64_t bytes = 0;
   std::uint64_t files = 0;
 };
+
+// Where a copy goes: the directory `name` (made here) in the directory open as `parent_fd`, at
+// `parent_path`; its file system's free space is the copy's bound.
+struct bundle_copy_place {
+  int parent_fd;
+  std::string parent_path;
+  std::string name;
+};
+
+struct bundle_copy {
+  bundle_snapshot snapshot;
+  std::string source_stamp;  // bundle_walk.hpp's, of the files as they were read
+};
+
+// The bundle open as `root_fd` (named `what` in messages: bundle_named), copied to `place` and held
+// to `expected` before this returns; the throws of take_bundle_snapshot below.
+bundle_copy copy_bundle(int root_fd, const std::string& what, const sandbox::sha256_digest& expected,
+                        const sandbox::SandboxLimits& limits, const bundle_copy_place& place, std::uint32_t uid,
+                        std::uint32_t gid, const char* digest_field);
 
 // The bundle at `bundle_dir`, copied into `dir` (see above) and held to `expected`. Throws
 // failure(input_refused) with a message naming `bundle_field` (and, for a digest mismatch,

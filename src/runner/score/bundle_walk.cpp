@@ -52,12 +52,26 @@ bundle_error bundle_system_error(const std::string& rel, const std::string& doin
 }
 
 bundle_error bundle_copy_error(const std::string& path, const std::string& doing, int err) {
-  return bundle_refusal(kind::copy_failed, path, "its copy in the run directory: " + doing + ": " + std::strerror(err),
-                        err);
+  return bundle_refusal(kind::copy_failed, path, "its private copy: " + doing + ": " + std::strerror(err), err);
 }
 
-bundle_walker::bundle_walker(const sb::SandboxLimits& limits, std::optional<bundle_copy_target> copy)
-    : limits_(limits), copy_(copy), buffer_(new char[bundle_buffer_bytes]) {}
+bundle_walker::bundle_walker(const sb::SandboxLimits& limits, std::optional<bundle_copy_target> copy,
+                             bundle_walk_reads reads)
+    : limits_(limits),
+      copy_(reads == bundle_walk_reads::stat_only ? std::nullopt : copy),
+      reads_(reads),
+      buffer_(reads == bundle_walk_reads::stat_only ? nullptr : new char[bundle_buffer_bytes]) {}
+
+std::string bundle_walker::source_stamp() const {
+  std::vector<std::string> lines = stamps_;
+  std::sort(lines.begin(), lines.end());
+  std::string text = "bytes " + std::to_string(bytes_) + " files " + std::to_string(lines.size()) + "\n";
+  for (const auto& line : lines) {
+    text += line;
+    text += '\n';
+  }
+  return text;
+}
 
 bundle_result<std::uint64_t> bundle_walker::walk_dir(int dir_fd, const std::string& rel, int out_fd) {
   auto names = read_names(dir_fd, rel);

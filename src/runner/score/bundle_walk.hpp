@@ -26,23 +26,37 @@ bundle_error bundle_system_error(const std::string& rel, const std::string& doin
 // small enough that the host's memory does not notice the bundle.
 inline constexpr std::size_t bundle_buffer_bytes = std::size_t{1} << 20;
 
-// Where a snapshot copies to: the run directory (for its free space) and the sandbox user.
+// Where a snapshot copies to: a directory on the copy's file system (for its free space) and the
+// sandbox user.
 struct bundle_copy_target {
-  int run_dir_fd;
+  int space_fd;
   std::uint32_t uid;
   std::uint32_t gid;
 };
 
+// What a walk does with each regular file: reads and hashes it (and copies it, given a target), or
+// only stats it, for the source stamp (bundle_cache.hpp): nothing is opened but directories.
+enum class bundle_walk_reads : std::uint8_t { every_byte, stat_only };
+
 class bundle_walker {
  public:
-  bundle_walker(const sandbox::SandboxLimits& limits, std::optional<bundle_copy_target> copy);
+  bundle_walker(const sandbox::SandboxLimits& limits, std::optional<bundle_copy_target> copy,
+                bundle_walk_reads reads = bundle_walk_reads::every_byte);
 
   // Walks the directory open as `dir_fd` (`rel` "" at the bundle's root), copying into `out_fd`
   // when copying. Returns the number of regular files found under it.
   bundle_result<std::uint64_t> walk_dir(int dir_fd, const std::string& rel, int out_fd);
 
-  // What the walk found, for the listing.
+  // What the walk found, for the listing (empty for a stat-only walk).
   std::vector<sandbox::bundle_file> take_files() { return std::move(files_); }
+
+  // The source stamp of what the walk found: its bytes and files, then a line per regular file,
+  // sorted: device, inode, size, mtime and ctime (to the nanosecond) and the escaped path. Equal
+  // stamps of the same directory at two moments mean that no file was added, removed, renamed or
+  // written in between (a write moves the ctime, which no one but the clock's owner can set back).
+  std::string source_stamp() const;
+  std::uint64_t bytes() const noexcept { return bytes_; }
+  std::uint64_t files() const noexcept { return stamps_.size(); }
 
  private:
   bundle_result<std::vector<std::string>> read_names(int dir_fd, const std::string& rel) const;
@@ -61,10 +75,12 @@ class bundle_walker {
 
   const sandbox::SandboxLimits& limits_;
   std::optional<bundle_copy_target> copy_;
+  bundle_walk_reads reads_;
   std::unique_ptr<char[]> buffer_;
   std::uint64_t entries_ = 0;
   std::uint64_t bytes_ = 0;
   std::vector<sandbox::bundle_file> files_;
+  std::vector<std::string> stamps_;
 };
 
 // A failure to write the private copy: the host's fault, not the bundle's.

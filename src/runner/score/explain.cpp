@@ -9,7 +9,7 @@
 #include "runner/container/run_directory.hpp"
 #include "runner/engine/call_budget.hpp"
 #include "runner/engine/engine_transport.hpp"
-#include "runner/score/bundle_snapshot.hpp"
+#include "runner/score/bundle_cache.hpp"
 #include "runner/score/output_dir.hpp"
 #include "runner/score/score.hpp"
 #include "runner/score/snapshot.hpp"
@@ -58,8 +58,7 @@ explanation explain(const score_request& request) {
     cpu_list = render_cpu_list(first);
   }
   const std::string example_dir = std::string(runs_dir) + "/" + example_run + "/";
-  const auto policy =
-      build_policy(request, example_dir + snapshot_file_name, example_run, cpu_list, example_dir + bundle_copy_name);
+  const auto policy = build_policy(request, example_dir + snapshot_file_name, example_run, cpu_list);
   e.argv.push_back(docker_binary);
   for (auto& a : policy.docker_run_arguments()) e.argv.push_back(std::move(a));
   for (const auto& c : e.checks)
@@ -81,7 +80,8 @@ std::vector<std::string> explanation_lines(const explanation& e) {
     lines.insert(lines.begin() + 3, "  with " + bundle_named(r.names.bundle, r.bundle) + " (" +
                                         std::to_string(e.bundle->files) + " files, " + std::to_string(e.bundle->bytes) +
                                         " bytes, SHA-256 " + e.bundle->digest.hex() + ", verified) read-only at " +
-                                        std::string(sandbox::policy_constants::bundle_target));
+                                        std::string(sandbox::policy_constants::bundle_target) +
+                                        ", from the bundle cache's copy " + bundle_cache_tree(e.bundle->digest));
   if (const std::string dir = directory_of(r.output); existing_dir_of(r.output) != dir)
     lines.insert(lines.end() - 1, "  in " + dir + ", created 0700 when the run succeeds");
   for (const auto& line : render_checks(e.checks)) lines.push_back("  " + line);

@@ -17,7 +17,7 @@
 #include "runner/container/sweep.hpp"
 #include "runner/host/preflight.hpp"
 #include "runner/host/warden.hpp"
-#include "runner/score/bundle_snapshot.hpp"
+#include "runner/score/bundle_cache.hpp"
 #include "runner/score/judge.hpp"
 #include "runner/score/output_files.hpp"
 #include "runner/score/provenance_seal.hpp"
@@ -28,12 +28,11 @@
 namespace plb::runner {
 
 sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
-                                     const std::string& run_id, const std::string& cpuset,
-                                     const std::string& bundle_path) {
+                                     const std::string& run_id, const std::string& cpuset) {
   sandbox::sandbox_policy_builder builder;
   builder.image(request.image).script(script_path).run_id(run_id).owner(self_owner()).limits(request.limits);
   if (!cpuset.empty()) builder.cpuset(cpuset);
-  if (request.has_bundle()) builder.bundle(bundle_path);  // the second mount: a bundle run's only
+  if (request.has_bundle()) builder.bundle(bundle_cache_tree(*request.bundle_sha256));  // a bundle run's only
   auto spec = builder.build();
   if (!spec) fail(sandbox::verdict::internal_error, "sandbox policy: " + std::string(sandbox::message(spec.error)));
   return std::move(*spec.spec);
@@ -63,6 +62,7 @@ struct staged_inputs {
   prepared_inputs in;
   script_snapshot snapshot;
   std::optional<bundle_snapshot> bundle;  // a bundle run's copy, its digest the reviewed one
+  unique_fd bundle_held;                  // its cache entry's lock, held until the run ends
 };
 
 // The spec was built first, so the snapshot belongs to exactly the user the sandbox runs as.
@@ -73,14 +73,18 @@ staged_inputs stage_inputs(const score_request& request, verified_script script,
   auto snapshot = write_snapshot(in.script, dir, spec.uid(), spec.gid());
   cancel.check();
   std::optional<bundle_snapshot> bundle;
-  if (request.has_bundle()) {  // copied and held to its digest here: no container exists before this returns
-    bundle = take_bundle_snapshot(request.bundle, *request.bundle_sha256, request.limits, dir, spec.uid(), spec.gid(),
-                                  request.names.bundle, request.names.bundle_sha256);
-    if (bundle->path != spec.bundle_path())
+  unique_fd held;
+  if (request.has_bundle()) {  // held to its digest here: no container exists before this returns
+    cached_bundle cached =
+        take_cached_bundle({request.bundle, *request.bundle_sha256, request.limits, spec.run_id(), spec.uid(),
+                            spec.gid(), request.names.bundle, request.names.bundle_sha256});
+    if (cached.snapshot.path != spec.bundle_path())
       fail(verdict::internal_error, "the bundle snapshot is not where the sandbox policy mounts it");
+    bundle = std::move(cached.snapshot);
+    held = std::move(cached.held);
     cancel.check();
   }
-  return {std::move(in), std::move(snapshot), std::move(bundle)};
+  return {std::move(in), std::move(snapshot), std::move(bundle), std::move(held)};
 }
 
 docker_run_request run_request(const score_request& request, const sandbox::sandbox_policy& spec,
@@ -155,8 +159,8 @@ void sandbox_score(const score_request& request, const run_hooks& hooks, run_rep
                           std::chrono::seconds(request.limits.start_seconds + request.limits.wall_seconds));
   // CPUs no other run here holds (it waits for them); the inputs are staged alongside the preflight.
   const cpu_lease cpus = host_cpu_allocator().acquire(request.limits.cpu_millicores, cancel);
-  const sandbox::sandbox_policy spec = build_policy(request, dir.path() + "/" + snapshot_file_name, run_id, cpus.list(),
-                                                    dir.path() + "/" + bundle_copy_name);
+  const sandbox::sandbox_policy spec =
+      build_policy(request, dir.path() + "/" + snapshot_file_name, run_id, cpus.list());
   // The docker client starts up (its Go runtime, flags and configuration) alongside the preflight
   // and the staging, held at its engine gate: it reaches the daemon only in container.run().
   container.launch(run_request(request, spec, dir, hooks));

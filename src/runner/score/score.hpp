@@ -70,10 +70,10 @@ struct run_hooks {
 // (api/runner.hpp) turns that into a result.
 void sandbox_score(const score_request& request, const run_hooks& hooks, run_report& report);
 
-// The policy a run of `request` gets, with its snapshot at `script_path`. Throws failure(internal_error).
-// `bundle_path`: the bundle snapshot's directory, for a request with a bundle ("" without one).
+// The policy a run of `request` gets, with its snapshot at `script_path`; a request with a bundle
+// mounts the bundle cache's entry of its reviewed digest (bundle_cache.hpp). Throws
+// failure(internal_error).
 sandbox::sandbox_policy build_policy(const score_request& request, const std::string& script_path,
-                                     const std::string& run_id, const std::string& cpuset = {},
-                                     const std::string& bundle_path = {});
+                                     const std::string& run_id, const std::string& cpuset = {});
 
 }  // namespace plb::runner

@@ -91,7 +91,9 @@ TEST(Explain, ABundleIsShownWithItsMount) {
   e.bundle = sandbox::bundle_listing{e.request.bundle_sha256.value(), 4096, 2, {}};
   const auto lines = explanation_lines(e);
   EXPECT_TRUE(has(lines, "  with bundle_path /srv/b\\x0aundle (2 files, 4096 bytes, SHA-256 " + std::string(64, 'c') +
-                             ", verified) read-only at /sandbox/bundle"))
+                             ", verified) read-only at /sandbox/bundle, from the bundle cache's copy "
+                             "/var/cache/plb-sandbox/bundles/" +
+                             std::string(64, 'c') + "/tree"))
       << lines[3];
   const auto j = explanation_json(e).at("bundle").as_object();
   EXPECT_EQ(text(j.at("target")), "/sandbox/bundle");
