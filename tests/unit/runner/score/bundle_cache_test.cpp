@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../../temp_dir.hpp"
@@ -182,6 +183,12 @@ TEST_F(BundleCache, EvictionTakesTheLeastRecentlyUsedEntryAndNeverOneInUse) {
               const run_directory dir(run_a);
               take(one, d1, run_a, 2000);
               take(two, d2, run_a, 2000);
+              // Two takes may share one tick of the file system's clock: the order of use is set.
+              for (const auto& [d, seconds] : {std::pair{d1, 100}, std::pair{d2, 200}}) {
+                const struct timespec used[2] = {{seconds, 0}, {seconds, 0}};
+                if (::utimensat(AT_FDCWD, (bundles + "/" + d.hex()).c_str(), used, 0) != 0)
+                  return std::string("utimensat");
+              }
               // Room for two: the third evicts the least recently used, the first.
               take(three, d3, run_a, 2000);
               if (fs::exists(bundles + "/" + d1.hex()) || !fs::exists(bundles + "/" + d2.hex()))
