@@ -56,11 +56,16 @@ slurm_job_cgroup() {  # JOB [NODE]
     \( -path "*${2:+slurm_$2}/*" -o -path "*/${2:+${2}_}slurmstepd.scope/*" \) 2>/dev/null | head -n1
 }
 
-# The tool's containers as "name state created expires-after", from the Engine API.
+# The tool's containers as "name state created expires-after", from the Engine API: every one, or
+# when TOOL_CONTAINERS_OF_RUNS names run IDs (space-separated), those runs' only (a test run beside
+# others watches its own).
+TOOL_CONTAINERS_OF_RUNS=${TOOL_CONTAINERS_OF_RUNS:-}
 tool_containers() {
   curl -sf --unix-socket /var/run/docker.sock \
     'http://docker/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22plb-sandbox.run%22%5D%7D' |
-    jq -r '.[] | "\(.Names[0][1:]) \(.State) \(.Created) \(.Labels["plb-sandbox.expires-after"] // "none")"'
+    jq -r --arg runs "$TOOL_CONTAINERS_OF_RUNS" '.[] | . as $c
+      | select($runs == "" or ([$runs | splits(" +")] | any(. == $c.Labels["plb-sandbox.run"])))
+      | "\(.Names[0][1:]) \(.State) \(.Created) \(.Labels["plb-sandbox.expires-after"] // "none")"'
 }
 
 # Watches the tool's containers for at least WATCH seconds and until none is left (one whose

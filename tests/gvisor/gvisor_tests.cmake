@@ -17,7 +17,8 @@
 #
 # Tests that stop the tool at a hold point (PLB_SANDBOX_TEST_STOP_AT, src/support/test_hold.hpp)
 # are HOLDS: registered only in a build with PLB_SANDBOX_TEST_HOLDS (the dev preset), since
-# without it the tool never stops there and the test could only time out.
+# without it the tool never stops there and the test could only time out. A script's HOLDS test is
+# SERIAL only when it says so; a gtest program's HOLDS cases always are.
 
 # plb_gvisor_test(NAME name COMMAND cmd... [TIMEOUT s] [LABELS extra...] [SERIAL] [LOCKS lock...]
 #                 [HOLDS] [PROPERTIES prop value...]): one real-gVisor test, label gvisor. A
@@ -36,7 +37,7 @@ function(plb_gvisor_test)
   add_test(NAME ${arg_NAME} COMMAND ${arg_COMMAND})
   set(labels gvisor ${arg_LABELS})
   set_tests_properties(${arg_NAME} PROPERTIES LABELS "${labels}" TIMEOUT ${arg_TIMEOUT} ${arg_PROPERTIES})
-  if(arg_SERIAL OR arg_HOLDS)  # a held tool is timed against its deadlines: alone
+  if(arg_SERIAL)
     set_tests_properties(${arg_NAME} PROPERTIES RUN_SERIAL TRUE)
   endif()
   if(arg_LOCKS)
@@ -45,7 +46,7 @@ function(plb_gvisor_test)
 endfunction()
 
 # plb_gvisor_gtests(TARGET [SERIAL test...] [HOLDS test...]): a gtest program's cases, discovered;
-# the SERIAL and HOLDS ones (Suite.Case) registered as above.
+# the SERIAL and HOLDS ones (Suite.Case) registered RUN_SERIAL, the HOLDS ones as above.
 function(plb_gvisor_gtests target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SERIAL;HOLDS")
   set(props LABELS gvisor TIMEOUT 600 ENVIRONMENT "PLB_SANDBOX_TOOL=$<TARGET_FILE:plb-sandbox>")
@@ -227,7 +228,7 @@ if(TARGET plb-sandbox)
     COMMAND bash ${gvisor}/fair_clock.sh $<TARGET_FILE:plb-sandbox> ${examples})
   plb_gvisor_test(NAME gvisor.fair_clock.late_client TIMEOUT 180 SERIAL
     COMMAND bash ${gvisor}/late_client.sh $<TARGET_FILE:plb-sandbox>)
-  plb_gvisor_test(NAME gvisor.fair_clock.start_past_its_allowance TIMEOUT 180 HOLDS
+  plb_gvisor_test(NAME gvisor.fair_clock.start_past_its_allowance TIMEOUT 180 SERIAL HOLDS
     COMMAND bash ${gvisor}/start_allowance.sh $<TARGET_FILE:plb-sandbox> ${examples})
 
   # The kill on time under any load (watchdog_weight.hpp): runs time out while a sandbox of 60 busy
@@ -241,16 +242,22 @@ if(TARGET plb-sandbox)
   plb_gvisor_test(NAME gvisor.cpu_pinning.disjoint TIMEOUT 120 SERIAL
     COMMAND bash ${gvisor}/cpu_pinning.sh $<TARGET_FILE:plb-sandbox> disjoint ${examples})
 
-  # The wall-time bound without the tool, all SERIAL: every process in the tool's cgroup SIGKILLed
-  # at once, at each stage of a run (and the reaper, or the warden, killed with it): the warden
-  # must end the run by its deadline, and no other run's sweep may remove it first. The stages
-  # that stop the tool at a hold point are HOLDS.
+  # The wall-time bound without the tool: every process in the tool's cgroup SIGKILLed at once, at
+  # each stage of a run (and the reaper, or the warden, killed with it): the warden must end the
+  # run by its deadline. Side by side, each holding its dead run's locks so that no other test's
+  # sweep removes the run first (kill_everything.sh); SERIAL: the preflight's two empty the host's
+  # proof cache, the warden's leaves the host without a warden for a moment. The stages that stop
+  # the tool at a hold point are HOLDS.
   foreach(stage preflight preflight_sweep create client start streaming cleanup reaper warden)
     set(held)
     if(stage MATCHES "^(start|streaming|cleanup|reaper|warden)$")
       set(held HOLDS)
     endif()
-    plb_gvisor_test(NAME gvisor.deadline.kill_everything_at_${stage} LABELS deadline TIMEOUT 240 SERIAL ${held}
+    set(alone)
+    if(stage MATCHES "^(preflight|preflight_sweep|warden)$")
+      set(alone SERIAL)
+    endif()
+    plb_gvisor_test(NAME gvisor.deadline.kill_everything_at_${stage} LABELS deadline TIMEOUT 240 ${alone} ${held}
       COMMAND bash ${gvisor}/kill_everything.sh $<TARGET_FILE:plb-sandbox> ${stage} ${examples})
   endforeach()
   # The warden SIGSTOPped: doctor and sandbox-score refuse the host.

@@ -28,11 +28,20 @@
 #               resumed at the end and must report runtime_failed, never a verdict against the script
 #   warden      as streaming, and the warden SIGKILLed at the same instant (issue 33 item 4): its
 #               supervisor restarts it, and the new warden removes the sandbox by its deadline
+# Side by side: every stage but the preflight's two (they empty the host's proof cache) and the
+# warden's (other runs need a warden that answers) runs beside other tests. Just before its kill
+# such a test takes its own copy of the tool's run locks (hold_run_locks.py), so the dead run stays
+# alive to every other test's sweep and only the warden's deadline ends it, as the test means; and
+# it watches only its own run's containers.
 source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 stage=$2
 examples=$3
-readonly wall=4 start=30 grace=10 margin=15
+# The stages that check the container still runs at the hold get a longer wall: the reaper's
+# deadline is the start the tool saw + wall + its grace, with the tool stopped too, and beside other
+# tests the check can come seconds after the hold.
+case "$stage" in streaming|reaper|warden) wall=15 ;; *) wall=4 ;; esac
+readonly wall start=30 grace=10 margin=15
 case_name=$stage
 here=$(dirname "${BASH_SOURCE[0]}")
 source "$here/cgroup_kill.sh"
@@ -40,9 +49,12 @@ source "$here/test_holds.sh"
 
 work=$(mktemp -d)
 cg=$(cgroup_for_kill "plb-kill-test-$$")
-tool_pid= events_pid=
+tool_pid= events_pid= holder_pid=
+side_by_side=true
+case "$stage" in preflight|preflight_sweep|warden) side_by_side=false ;; esac
 cleanup() {
   [ -n "$events_pid" ] && kill "$events_pid" 2>/dev/null || true
+  [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null || true
   [ -n "$tool_pid" ] && kill -CONT "$tool_pid" 2>/dev/null || true
   if [ -d "$cg" ]; then
     cgroup_thaw "$cg"
@@ -69,7 +81,8 @@ run_name() {
 # Waits (50 ms steps, at most 120 s) until CONDITION (a shell function) holds.
 wait_for() { wait_until 120 "$1" || fail "timed out waiting for: $1"; }
 
-[ -z "$(containers)" ] || fail "containers of the tool exist before the test: $(containers)"
+# Alone, the host must be clean to start with; beside others, their containers come and go.
+$side_by_side || [ -z "$(containers)" ] || fail "containers of the tool exist before the test: $(containers)"
 case "$stage" in
   streaming|reaper|warden) body='while True: pass' ;;
   create) body='time.sleep(60)' ;;   # idle, and alive until the warden's deadline, not a race
@@ -87,7 +100,7 @@ case "$stage" in
        --runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b \
        --task-type regression --output "$work/warm.csv" >/dev/null 2>"$work/warm.err" \
        || fail "the warming run failed: $(cat "$work/warm.err")"
-     [ -z "$(containers)" ] || fail "the warming run left containers: $(containers)" ;;
+     $side_by_side || [ -z "$(containers)" ] || fail "the warming run left containers: $(containers)" ;;
 esac
 hold=
 case "$stage" in start) hold=gate-opened ;; streaming|reaper|warden) hold=started ;; cleanup) hold=reaped ;; esac
@@ -103,6 +116,12 @@ mkdir "$cg"
 PLB_SANDBOX_TEST_STOP_AT=$hold bash -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$cg" "$tool" sandbox-score \
   "${score_args[@]}" --output "$work/out.csv" >"$work/out" 2>"$work/err" &
 tool_pid=$!
+if $side_by_side; then
+  python3 "$here/hold_run_locks.py" "$tool_pid" "$work/runs" 2>"$work/holder.err" &
+  holder_pid=$!
+  holder_ready() { [ -e "$work/runs.ready" ]; }
+  wait_for holder_ready
+fi
 
 name=
 named() { name=$(run_name); [ -n "$name" ]; }
@@ -116,10 +135,20 @@ case "$stage" in
   create) wait_for named; wait_for created_seen ;;
   client) wait_for client_runs ;;
   start) wait_held "$tool_pid"; wait_for named ;;
-  streaming|reaper|warden) wait_held "$tool_pid"; wait_for named; running_listed || fail "the run's container is not running at the hold" ;;
-  cleanup) wait_for named; wait_held "$tool_pid"; listed || fail "the run's container is not listed at the hold" ;;
+  streaming|reaper|warden) wait_held "$tool_pid"; wait_for named; running_listed || fail "the run's container $name is not running at the hold: $(containers)" ;;
+  cleanup) wait_for named; wait_held "$tool_pid"; listed || fail "the run's container $name is not listed at the hold: $(containers)" ;;
   *) fail "unknown stage" ;;
 esac
+# Side by side: the run's locks are this test's too from here, and its containers are the ones watched.
+if $side_by_side; then
+  kill -USR1 "$holder_pid"
+  until [ -s "$work/runs" ]; do
+    kill -0 "$holder_pid" 2>/dev/null || fail "the tool's locks were not taken: $(cat "$work/holder.err")"
+    sleep 0.005
+  done
+  TOOL_CONTAINERS_OF_RUNS=$(tr '\n' ' ' < "$work/runs")
+  echo "holding the locks of run(s) $TOOL_CONTAINERS_OF_RUNS"
+fi
 echo "at $stage: $(containers)"
 
 if [ "$stage" = reaper ]; then

@@ -60,27 +60,36 @@ created_since() {
 # tool's: tests plant such look-alikes). The list is read before the owners are looked at, so a
 # container that another test's tool removed and then exited in between is listed with a dead
 # owner: each one is looked up again once its owner is known dead, and only one still there is left.
+# A run whose lock a process still holds is not left: a kill test beside this one holds its killed
+# tool's locks until the warden's deadline (kill_everything.sh), as every sweep sees too.
 orphan_sandboxes() {
-  local name owner boot pid start
-  /usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}} {{.Label "plb-sandbox.owner"}}' |
-    while read -r name owner; do
+  local name owner run boot pid start
+  /usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}} {{.Label "plb-sandbox.owner"}} {{.Label "plb-sandbox.run"}}' |
+    while read -r name owner run; do
       [ -n "$owner" ] || continue
       IFS=: read -r boot pid start <<<"$owner"
       [ "$boot" = "$boot_id" ] && [ "$(process_start "$pid")" = "$start" ] && continue
+      run_lock_held "/var/lib/plb-sandbox/runs/$run" && continue
       /usr/bin/docker container inspect --format '{{.Name}}' "$name" >/dev/null 2>&1 || continue
       echo "$name"
     done
 }
 
-# Run directories whose lock no process holds (read from /proc/locks, never by taking it: a run
-# that cannot take its own lock fails). One without a lock file yet is being made, unless it is
-# older than 10 s.
+# Whether a process holds the lock of the run directory DIR (read from /proc/locks, never by
+# taking it: a run that cannot take its own lock fails).
+run_lock_held() {
+  local inode
+  inode=$(stat -c %i "$1/lock" 2>/dev/null) && grep -qE " [0-9a-f]+:[0-9a-f]+:$inode " /proc/locks
+}
+
+# Run directories whose lock no process holds. One without a lock file yet is being made, unless
+# it is older than 10 s.
 orphan_run_dirs() {
-  local dir inode
+  local dir
   for dir in /var/lib/plb-sandbox/runs/*/; do
     [ -d "$dir" ] || continue
-    if inode=$(stat -c %i "$dir/lock" 2>/dev/null); then
-      grep -qE " [0-9a-f]+:[0-9a-f]+:$inode " /proc/locks && continue
+    if [ -e "$dir/lock" ]; then
+      run_lock_held "$dir" && continue
     elif [ $(($(date +%s) - $(stat -c %Y "$dir" 2>/dev/null || date +%s))) -lt 10 ]; then
       continue
     fi
