@@ -21,7 +21,9 @@ summary_column() { echo 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "'"$1"'") 
 # "id,verdict,predictions_sha256" per line: what must agree between runs and engines.
 digests() { awk -F, "$(summary_column predictions_sha256)"' {print $1 "," $3 "," $(NF - back)}' "$1/batch-summary.csv"; }
 expect_verdicts() {  # DIR "id,verdict id,verdict ..."
-  [ "$(verdicts "$1")" = "$2 " ] || fail "verdicts: $(verdicts "$1"), expected $2"
+  [ "$(verdicts "$1")" = "$2 " ] ||
+    fail "verdicts: $(verdicts "$1"), expected $2; the summary says:
+$(cat "$1/batch-summary.csv" 2>&1)"
 }
 no_containers_left() { expect_nothing_left; }  # prelude.sh: scoped to tools that have exited
 readonly example_verdicts="team-sum,success team-mean,success team-crash,script_failed team-wrong-rows,output_rejected"

@@ -257,7 +257,7 @@ if(TARGET plb-sandbox)
     if(stage MATCHES "^(preflight|preflight_sweep|warden)$")
       set(alone SERIAL)
     endif()
-    plb_gvisor_test(NAME gvisor.deadline.kill_everything_at_${stage} LABELS deadline TIMEOUT 240 ${alone} ${held}
+    plb_gvisor_test(NAME gvisor.deadline.kill_everything_at_${stage} LABELS deadline TIMEOUT 600 ${alone} ${held}
       COMMAND bash ${gvisor}/kill_everything.sh $<TARGET_FILE:plb-sandbox> ${stage} ${examples})
   endforeach()
   # The warden SIGSTOPped: doctor and sandbox-score refuse the host.
@@ -276,8 +276,9 @@ if(TARGET plb-sandbox)
   plb_gvisor_test(NAME gvisor.deadline.warden_stopped_is_replaced LABELS deadline TIMEOUT 180 SERIAL
     COMMAND bash ${gvisor}/warden_stopped.sh $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR}/ci/host)
   # Issue 41 item 6: a warden of the test's own (its own socket, beside the host's) logs to a tmpfs
-  # filled and freed: the lines resume, whole, and --status counts the refused ones.
-  plb_gvisor_test(NAME gvisor.deadline.warden_log_resumes_after_a_full_disk LABELS deadline TIMEOUT 120
+  # filled and freed: the lines resume, whole, and --status counts the refused ones. SERIAL: its
+  # warden removes overdue containers as the host's does, where the kill tests read the host's log.
+  plb_gvisor_test(NAME gvisor.deadline.warden_log_resumes_after_a_full_disk LABELS deadline TIMEOUT 120 SERIAL
     COMMAND bash ${gvisor}/warden_log_full.sh $<TARGET_FILE:plb-sandbox>)
   # Issue 33 item 5: the warden's wall clock an hour behind (libfaketime; the machine's untouched).
   plb_gvisor_test(NAME gvisor.deadline.warden_clock_stepped_back LABELS deadline TIMEOUT 120 SERIAL

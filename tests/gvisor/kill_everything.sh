@@ -78,8 +78,10 @@ run_name() {
     grep -q '^--mount=type=bind' <<<"$args" && { sed -n 's/^--name=//p' <<<"$args"; return; }
   done < "$cg/cgroup.procs"
 }
-# Waits (50 ms steps, at most 120 s) until CONDITION (a shell function) holds.
-wait_for() { wait_until 120 "$1" || fail "timed out waiting for: $1"; }
+# Waits (50 ms steps, at most 420 s) until CONDITION (a shell function) holds. Beside other tests a
+# run may first wait minutes for a CPU (the real model rounds hold both for as long).
+readonly reach=420
+wait_for() { wait_until "$reach" "$1" || fail "timed out waiting for: $1 ($reach s)"; }
 
 # Alone, the host must be clean to start with; beside others, their containers come and go.
 $side_by_side || [ -z "$(containers)" ] || fail "containers of the tool exist before the test: $(containers)"
@@ -134,9 +136,9 @@ case "$stage" in
   preflight|preflight_sweep) wait_for named; wait_for probe_listed ;;
   create) wait_for named; wait_for created_seen ;;
   client) wait_for client_runs ;;
-  start) wait_held "$tool_pid"; wait_for named ;;
-  streaming|reaper|warden) wait_held "$tool_pid"; wait_for named; running_listed || fail "the run's container $name is not running at the hold: $(containers)" ;;
-  cleanup) wait_for named; wait_held "$tool_pid"; listed || fail "the run's container $name is not listed at the hold: $(containers)" ;;
+  start) wait_held "$tool_pid" "$reach"; wait_for named ;;
+  streaming|reaper|warden) wait_held "$tool_pid" "$reach"; wait_for named; running_listed || fail "the run's container $name is not running at the hold: $(containers)" ;;
+  cleanup) wait_for named; wait_held "$tool_pid" "$reach"; listed || fail "the run's container $name is not listed at the hold: $(containers)" ;;
   *) fail "unknown stage" ;;
 esac
 # Side by side: the run's locks are this test's too from here, and its containers are the ones watched.
