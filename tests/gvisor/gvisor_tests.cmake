@@ -246,15 +246,16 @@ if(TARGET plb-sandbox)
   # each stage of a run (and the reaper, or the warden, killed with it): the warden must end the
   # run by its deadline. Side by side, each holding its dead run's locks so that no other test's
   # sweep removes the run first (kill_everything.sh); SERIAL: the preflight's two empty the host's
-  # proof cache, the warden's leaves the host without a warden for a moment. The stages that stop
-  # the tool at a hold point are HOLDS.
+  # proof cache, the warden's leaves the host without a warden for a moment, and the client's must
+  # catch a docker client that lives a second or two (beside others it once never saw it in 420 s).
+  # The stages that stop the tool at a hold point are HOLDS.
   foreach(stage preflight preflight_sweep create client start streaming cleanup reaper warden)
     set(held)
     if(stage MATCHES "^(start|streaming|cleanup|reaper|warden)$")
       set(held HOLDS)
     endif()
     set(alone)
-    if(stage MATCHES "^(preflight|preflight_sweep|warden)$")
+    if(stage MATCHES "^(preflight|preflight_sweep|client|warden)$")
       set(alone SERIAL)
     endif()
     plb_gvisor_test(NAME gvisor.deadline.kill_everything_at_${stage} LABELS deadline TIMEOUT 600 ${alone} ${held}

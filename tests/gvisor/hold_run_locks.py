@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# hold_run_locks.py PID OUT: when told (SIGUSR1; OUT.ready exists once it may be told), takes
-# this process's own copy of every run lock the tool PID holds (/var/lib/plb-sandbox/runs/<run id>/
+# hold_run_locks.py PIDFILE OUT: when told (SIGUSR1; OUT.ready exists once it may be told), takes
+# this process's own copy of every run lock held by the tool whose PID is in PIDFILE (/var/lib/plb-sandbox/runs/<run id>/
 # lock), writes the run IDs to OUT (one a line, written whole by a rename) and keeps the locks
-# until it is killed. Started early and told
-# late, it takes them within milliseconds of the moment the test chooses (Python starts slower).
+# until it is killed. Started before the tool and told late, it takes them within milliseconds of
+# the moment the test chooses: Python's start, slow on a loaded host, is over before the tool runs.
 #
 # Why: a kill test (kill_everything.sh) kills the tool and times the warden against the run's
 # deadline. Run beside other tests, their preflights would sweep the dead run first. pidfd_getfd(2)
@@ -22,10 +22,12 @@ STATE = "/var/lib/plb-sandbox/"
 
 
 def main() -> int:
-    pid, out = int(sys.argv[1]), sys.argv[2]
+    pid_file, out = sys.argv[1], sys.argv[2]
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
     open(out + ".ready", "w").close()
     signal.sigwait({signal.SIGUSR1})
+    with open(pid_file) as f:
+        pid = int(f.read())
     libc = ctypes.CDLL(None, use_errno=True)
     pidfd = os.pidfd_open(pid)
     held, runs = [], []

@@ -28,8 +28,9 @@
 #               resumed at the end and must report runtime_failed, never a verdict against the script
 #   warden      as streaming, and the warden SIGKILLed at the same instant (issue 33 item 4): its
 #               supervisor restarts it, and the new warden removes the sandbox by its deadline
-# Side by side: every stage but the preflight's two (they empty the host's proof cache) and the
-# warden's (other runs need a warden that answers) runs beside other tests. Just before its kill
+# Side by side: every stage but the preflight's two (they empty the host's proof cache), the
+# client's (its docker client lives a second or two: it must be caught, not raced by a loaded
+# host) and the warden's (other runs need a warden that answers) runs beside other tests. Just before its kill
 # such a test takes its own copy of the tool's run locks (hold_run_locks.py), so the dead run stays
 # alive to every other test's sweep and only the warden's deadline ends it, as the test means; and
 # it watches only its own run's containers.
@@ -51,7 +52,7 @@ work=$(mktemp -d)
 cg=$(cgroup_for_kill "plb-kill-test-$$")
 tool_pid= events_pid= holder_pid=
 side_by_side=true
-case "$stage" in preflight|preflight_sweep|warden) side_by_side=false ;; esac
+case "$stage" in preflight|preflight_sweep|client|warden) side_by_side=false ;; esac
 cleanup() {
   [ -n "$events_pid" ] && kill "$events_pid" 2>/dev/null || true
   [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null || true
@@ -80,8 +81,21 @@ run_name() {
 }
 # Waits (50 ms steps, at most 420 s) until CONDITION (a shell function) holds. Beside other tests a
 # run may first wait minutes for a CPU (the real model rounds hold both for as long).
+# A tool that ends first fails the test at once, with its stderr.
 readonly reach=420
-wait_for() { wait_until "$reach" "$1" || fail "timed out waiting for: $1 ($reach s)"; }
+tool_ended() {
+  local state
+  state=$(awk '{print $3}' "/proc/$tool_pid/stat" 2>/dev/null) || return 0
+  [ "$state" = Z ] || [ "$state" = X ]
+}
+wait_for() {
+  local until=$((SECONDS + reach))
+  until "$1"; do
+    [ -z "$tool_pid" ] || ! tool_ended || fail "the tool ended before: $1; its stderr: $(tail -c 2000 "$work/err")"
+    [ "$SECONDS" -lt "$until" ] || fail "timed out waiting for: $1 ($reach s)"
+    sleep 0.05
+  done
+}
 
 # Alone, the host must be clean to start with; beside others, their containers come and go.
 $side_by_side || [ -z "$(containers)" ] || fail "containers of the tool exist before the test: $(containers)"
@@ -113,17 +127,18 @@ if [ "$stage" = create ]; then
     > "$work/events" &
   events_pid=$!
 fi
+if $side_by_side; then  # started before the tool: its own start cannot delay the kill
+  python3 "$here/hold_run_locks.py" "$work/tool.pid" "$work/runs" 2>"$work/holder.err" &
+  holder_pid=$!
+  holder_ready() { [ -e "$work/runs.ready" ]; }
+  wait_for holder_ready
+fi
 mkdir "$cg"
 # The tool enters the cgroup before it execs, so every process it starts is born inside it.
 PLB_SANDBOX_TEST_STOP_AT=$hold bash -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$cg" "$tool" sandbox-score \
   "${score_args[@]}" --output "$work/out.csv" >"$work/out" 2>"$work/err" &
 tool_pid=$!
-if $side_by_side; then
-  python3 "$here/hold_run_locks.py" "$tool_pid" "$work/runs" 2>"$work/holder.err" &
-  holder_pid=$!
-  holder_ready() { [ -e "$work/runs.ready" ]; }
-  wait_for holder_ready
-fi
+echo "$tool_pid" > "$work/tool.pid"
 
 name=
 named() { name=$(run_name); [ -n "$name" ]; }
