@@ -46,7 +46,7 @@ function(plb_gvisor_test)
 endfunction()
 
 # plb_gvisor_gtests(TARGET [SERIAL test...] [HOLDS test...]): a gtest program's cases, discovered;
-# the SERIAL and HOLDS ones (Suite.Case) registered RUN_SERIAL, the HOLDS ones as above.
+# the SERIAL and HOLDS ones (Suite.Case) registered RUN_SERIAL (the HOLDS ones only with hold points).
 function(plb_gvisor_gtests target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SERIAL;HOLDS")
   set(props LABELS gvisor TIMEOUT 600 ENVIRONMENT "PLB_SANDBOX_TOOL=$<TARGET_FILE:plb-sandbox>")
@@ -254,12 +254,15 @@ if(TARGET plb-sandbox)
     if(stage MATCHES "^(start|streaming|cleanup|reaper|warden)$")
       set(held HOLDS)
     endif()
+    # The script is told which it is: it scopes its checks by the same choice.
     set(alone)
+    set(mode side_by_side)
     if(stage MATCHES "^(preflight|preflight_sweep|client|warden)$")
       set(alone SERIAL)
+      set(mode alone)
     endif()
     plb_gvisor_test(NAME gvisor.deadline.kill_everything_at_${stage} LABELS deadline TIMEOUT 600 ${alone} ${held}
-      COMMAND bash ${gvisor}/kill_everything.sh $<TARGET_FILE:plb-sandbox> ${stage} ${examples})
+      COMMAND bash ${gvisor}/kill_everything.sh $<TARGET_FILE:plb-sandbox> ${stage} ${examples} ${mode})
   endforeach()
   # The warden SIGSTOPped: doctor and sandbox-score refuse the host.
   plb_gvisor_test(NAME gvisor.deadline.unanswering_warden_is_refused LABELS deadline TIMEOUT 120 SERIAL

@@ -30,7 +30,7 @@ def main() -> int:
         pid = int(f.read())
     libc = ctypes.CDLL(None, use_errno=True)
     pidfd = os.pidfd_open(pid)
-    held, runs = [], []
+    runs = []  # the copied descriptors stay open until this process dies
     for name in os.listdir(f"/proc/{pid}/fd"):
         try:
             target = os.readlink(f"/proc/{pid}/fd/{name}")
@@ -44,7 +44,6 @@ def main() -> int:
             print(f"hold_run_locks: pidfd_getfd({pid}, {name}) for {target}: "
                   f"{os.strerror(ctypes.get_errno())}", file=sys.stderr)
             return 1
-        held.append(fd)
         runs.append(parts[1])
     if not runs:
         print(f"hold_run_locks: process {pid} holds no run's lock", file=sys.stderr)

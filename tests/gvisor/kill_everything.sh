@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# kill_everything.sh TOOL STAGE EXAMPLES_DIR: runs sandbox-score in a cgroup of its own and, at
+# kill_everything.sh TOOL STAGE EXAMPLES_DIR MODE: runs sandbox-score in a cgroup of its own and, at
 # STAGE, SIGKILLs every process in that cgroup at the same instant (freeze, kill, thaw: what Slurm's
 # proctrack/cgroup, a systemd stop or a lost node do), so the tool, its reaper and the docker client
 # die together. Then no container of the run may run past its deadline (creation + the start
@@ -28,16 +28,15 @@
 #               resumed at the end and must report runtime_failed, never a verdict against the script
 #   warden      as streaming, and the warden SIGKILLed at the same instant (issue 33 item 4): its
 #               supervisor restarts it, and the new warden removes the sandbox by its deadline
-# Side by side: every stage but the preflight's two (they empty the host's proof cache), the
-# client's (its docker client lives a second or two: it must be caught, not raced by a loaded
-# host) and the warden's (other runs need a warden that answers) runs beside other tests. Just before its kill
-# such a test takes its own copy of the tool's run locks (hold_run_locks.py), so the dead run stays
-# alive to every other test's sweep and only the warden's deadline ends it, as the test means; and
-# it watches only its own run's containers.
+# MODE is how ctest runs it (gvisor_tests.cmake chooses, and says why): `alone` (RUN_SERIAL) or
+# `side_by_side`. Side by side, just before its kill the test takes its own copy of the tool's run
+# locks (hold_run_locks.py), so the dead run stays alive to every other test's sweep and only the
+# warden's deadline ends it, as the test means; and it watches only its own run's containers.
 source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 stage=$2
 examples=$3
+mode=$4
 # The stages that check the container still runs at the hold get a longer wall: the reaper's
 # deadline is the start the tool saw + wall + its grace, with the tool stopped too, and beside other
 # tests the check can come seconds after the hold.
@@ -51,8 +50,11 @@ source "$here/test_holds.sh"
 work=$(mktemp -d)
 cg=$(cgroup_for_kill "plb-kill-test-$$")
 tool_pid= events_pid= holder_pid=
-side_by_side=true
-case "$stage" in preflight|preflight_sweep|client|warden) side_by_side=false ;; esac
+case "$mode" in
+  alone) side_by_side=false ;;
+  side_by_side) side_by_side=true ;;
+  *) fail "MODE must be alone or side_by_side, not '$mode'" ;;
+esac
 cleanup() {
   [ -n "$events_pid" ] && kill "$events_pid" 2>/dev/null || true
   [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null || true
