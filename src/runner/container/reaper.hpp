@@ -5,14 +5,14 @@
 //
 //   - It is forked when the run's container name is known, before the inputs are read (so the
 //     copy-on-write image it keeps is small), and detaches at once: its own session (no terminal
-//     signal reaches it), reparented to init, every descriptor closed but its pipe from the tool.
+//     signal reaches it), reparented to init, every descriptor closed but its socket from the tool.
 //   - start(bound) arms its deadline: bound + reaper_grace from now. The watchdog arms it with the
 //     start allowance and the wall time just before the docker client's engine gate opens
 //     (engine_gate.hpp: before that the client can reach nothing), and again with what is left of
 //     the wall time once the container has started (run_clock.hpp). Past it, with the tool still
 //     alive but not done, it kills the container (and leaves it for the tool to inspect and
 //     remove), retrying until the daemon confirms the kill.
-//   - When the pipe closes without release() (the tool died), it kills the docker client through
+//   - When the socket closes without release() (the tool died), it kills the docker client through
 //     a pidfd (no PID-reuse race) so nothing can start the container again, then removes the
 //     container by name until the daemon confirms it is gone, and goes on removing that name
 //     until the deadline (or, if none was armed, bound + grace after the tool's death): whatever
@@ -46,7 +46,7 @@ class reaper {
   // `bound`: the run's start allowance and wall time, known before anything starts (see
   // remove_now in reaper.cpp).
   reaper(const std::string& socket_path, const std::string& container_name, std::chrono::milliseconds bound);
-  ~reaper();  // closes the pipe: unless released, the reaper removes the container now
+  ~reaper();  // closes the socket: unless released, the reaper removes the container now
   reaper(const reaper&) = delete;
   reaper& operator=(const reaper&) = delete;
 
@@ -58,7 +58,9 @@ class reaper {
  private:
   void send(char kind, std::uint64_t value) noexcept;
 
-  unique_fd pipe_;  // to the reaper; closing it without release() means the tool is gone
+  // The socket to the reaper (a socket pair, not a pipe: reaper.cpp says why); closing it without
+  // release() means the tool is gone.
+  unique_fd pipe_;
 };
 
 }  // namespace plb::runner

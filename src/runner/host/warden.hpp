@@ -7,8 +7,8 @@
 // the daemon's cgroups, runs on. gVisor does not enforce RLIMIT_CPU, and a watchdog inside the
 // sandbox can be frozen by the script, so the bound comes from here, as the kubelet and slurmd
 // enforce the deadlines their clients only declare:
-//   - every container of the tool carries its deadline, `plb-sandbox.expires-after=<wall + grace>`
-//     seconds after the daemon created it (sandbox_policy.hpp);
+//   - every container of the tool carries its deadline, `plb-sandbox.expires-after=<start allowance
+//     + wall + grace>` seconds after the daemon created it (sandbox_policy.hpp);
 //   - the warden, started with dockerd (ci/host/setup-host, the package's systemd unit), lists the
 //     tool's containers once a period (bounded however many there are and whatever their labels
 //     carry: container_list_reader.hpp) and removes each one past its deadline, running or not,
@@ -24,7 +24,8 @@
 //     once stop the bound (then systemd's unit, or the operator, restarts them);
 //   - it answers a status line on a unix socket, and the preflight and doctor refuse a host whose
 //     warden does not answer, or answers unsupervised (host_checks_daemon.cpp).
-// So no sandbox lives past creation + wall + grace + one period + the daemon's removal time.
+// So no sandbox lives past creation + start allowance + wall + grace + one period + the daemon's
+// removal time.
 #pragma once
 
 #include <chrono>
