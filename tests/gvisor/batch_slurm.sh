@@ -47,9 +47,10 @@ interrupt)
   out=$work/out
   "$tool" batch --engine slurm --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1 &
   pid=$!
-  # Any running sandbox is this batch's: the case runs alone (RUN_SERIAL, gvisor_tests.cmake).
-  one_running() { [ -n "$(/usr/bin/docker ps -q --filter label=plb-sandbox.run)" ]; }
-  wait_until 120 one_running || fail "no sandbox ever ran"
+  # A sandbox of this batch's job array runs. Other tests' sandboxes run beside it, and its line may
+  # first wait minutes for a CPU (the real model rounds hold both for as long).
+  one_running() { [ -s "$out/slurm/job-id" ] && job_sandboxes "$(cat "$out/slurm/job-id")" | awk '$2 == "running"' | grep -q .; }
+  wait_until 420 one_running || fail "no sandbox of the batch ever ran"
   kill -INT $pid
   rc=0; wait $pid || rc=$?
   [ $rc = 130 ] || fail "exit $rc, expected 130"

@@ -170,12 +170,16 @@ if(TARGET plb-sandbox)
   # Batch scoring through Slurm (ci/host/setup-slurm stands up the single-node cluster), one case
   # per property. LOCKS slurm: the cases share the one cluster (and its job names). SERIAL: the
   # cases that kill a job's processes and need the warden or their own sweep to find the dead
-  # runs (cancel, node_lost, workers_lost), and interrupt, which waits for any running sandbox.
+  # runs (cancel, node_lost, workers_lost; cancel and node_lost also need both CPUs at once).
+  # interrupt watches only its own job's sandboxes (prelude.sh's job_sandboxes) and may wait
+  # minutes for a CPU beside the model rounds: a longer timeout.
   foreach(case same_as_local node_preflight_fails no_wait_collect interrupt local_only_dir cancel node_lost
       workers_lost never_scheduled)
     set(apart)
-    if(case MATCHES "^(interrupt|cancel|node_lost|workers_lost)$")
+    if(case MATCHES "^(cancel|node_lost|workers_lost)$")
       set(apart SERIAL)
+    elseif(case STREQUAL interrupt)
+      set(apart TIMEOUT 600)
     endif()
     plb_gvisor_test(NAME gvisor.batch.slurm.${case} LABELS batch slurm LOCKS slurm ${apart}
       COMMAND bash ${gvisor}/batch_slurm.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
@@ -245,9 +249,11 @@ if(TARGET plb-sandbox)
   # The wall-time bound without the tool: every process in the tool's cgroup SIGKILLed at once, at
   # each stage of a run (and the reaper, or the warden, killed with it): the warden must end the
   # run by its deadline. Side by side, each holding its dead run's locks so that no other test's
-  # sweep removes the run first (kill_everything.sh); SERIAL: the preflight's two empty the host's
-  # proof cache, the warden's leaves the host without a warden for a moment, and the client's must
-  # catch a docker client that lives a second or two (beside others it once never saw it in 420 s).
+  # sweep removes the run first (kill_everything.sh); the preflight's run an image of its own, so
+  # that it must prove gVisor while the host's proof cache stays as it is. SERIAL: preflight_sweep,
+  # whose own sweep must be the one that removes the dead probe; the warden's, which leaves the host
+  # without a warden for a moment; and the client's, which must catch a docker client that lives a
+  # second or two (beside others it once never saw it in 420 s).
   # The stages that stop the tool at a hold point are HOLDS.
   foreach(stage preflight preflight_sweep create client start streaming cleanup reaper warden)
     set(held)
@@ -257,7 +263,7 @@ if(TARGET plb-sandbox)
     # The script is told which it is: it scopes its checks by the same choice.
     set(alone)
     set(mode side_by_side)
-    if(stage MATCHES "^(preflight|preflight_sweep|client|warden)$")
+    if(stage MATCHES "^(preflight_sweep|client|warden)$")
       set(alone SERIAL)
       set(mode alone)
     endif()

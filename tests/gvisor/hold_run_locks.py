@@ -5,6 +5,7 @@
 # lock), writes the run IDs to OUT (one a line, written whole by a rename) and keeps the locks
 # until it is killed. Started before the tool and told late, it takes them within milliseconds of
 # the moment the test chooses: Python's start, slow on a loaded host, is over before the tool runs.
+# prelude.sh's start_lock_holder and hold_locks_of drive it.
 #
 # Why: a kill test (kill_everything.sh) kills the tool and times the warden against the run's
 # deadline. Run beside other tests, their preflights would sweep the dead run first. pidfd_getfd(2)

@@ -10,8 +10,9 @@
 # hold point, PLB_SANDBOX_TEST_STOP_AT: test_holds.sh) and the test acts on the stopped tool instead
 # of racing it. The run's container is told from the preflight's probe by its name (the --name of
 # the docker client that mounts the script), never by a label's value.
-#   preflight   the gVisor probe container exists (the proof cache is emptied first): the warden
-#               removes it at its own deadline (creation + 30 s + 60 s + 10 s)
+#   preflight   the gVisor probe container exists (the run uses an image of the test's own, so no
+#               proof is cached for it and the host's cache is left alone): the warden removes it at
+#               its own deadline (creation + 30 s + 60 s + 10 s)
 #   preflight_sweep  the same kill; then a sweep removes the probe as the tool's own at once
 #   create      the daemon has created the run's container (its create event, from a window opened
 #               before the tool starts, so a late subscription misses nothing); the script sleeps
@@ -49,7 +50,7 @@ source "$here/test_holds.sh"
 
 work=$(mktemp -d)
 cg=$(cgroup_for_kill "plb-kill-test-$$")
-tool_pid= events_pid= holder_pid=
+tool_pid= events_pid= own_image=
 case "$mode" in
   alone) side_by_side=false ;;
   side_by_side) side_by_side=true ;;
@@ -57,7 +58,6 @@ case "$mode" in
 esac
 cleanup() {
   [ -n "$events_pid" ] && kill "$events_pid" 2>/dev/null || true
-  [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null || true
   [ -n "$tool_pid" ] && kill -CONT "$tool_pid" 2>/dev/null || true
   if [ -d "$cg" ]; then
     cgroup_thaw "$cg"
@@ -65,6 +65,9 @@ cleanup() {
     for _ in $(seq 1 50); do [ -s "$cg/cgroup.procs" ] || break; sleep 0.1; done
     rmdir "$cg" 2>/dev/null || true
   fi
+  release_locks "$tool"  # prelude.sh: the holder's, then a sweep of the dead run it held
+  # The preflight's image, once the warden has removed its probe (a failed test may leave the probe).
+  [ -z "$own_image" ] || /usr/bin/docker image rm "$own_image" >/dev/null 2>&1 || echo "could not remove the image $own_image"
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -107,11 +110,22 @@ case "$stage" in
   *) body='time.sleep(1)' ;;
 esac
 printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\n%s\nprint(json.dumps({"predictions": [0.0 for r in rows]}))\n' "$body" > "$work/model.py"
+# The preflight's run must prove gVisor again: it gets an image of its own, the reviewed one with a
+# label naming this test (a new image ID, so no proof is cached for it: gvisor_proof.hpp keys on the
+# image). Emptying the host's proof cache instead would make other tests' runs probe too.
+run_image=$image
+case "$stage" in
+  preflight*)
+    made=$(/usr/bin/docker create --pull=never "$image" true) || fail "could not create a container of $image"
+    own_image=$(/usr/bin/docker commit --change "LABEL plb-sandbox-test=kill-at-$stage-$$" "$made") || fail "could not commit $made"
+    /usr/bin/docker rm "$made" >/dev/null || fail "could not remove $made"
+    run_image=$own_image ;;
+esac
 score_args=(--model "$work/model.py" --model-sha256 "$(sha256sum "$work/model.py" | cut -d' ' -f1)"
-  --runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b
+  --runtime-image "$run_image" --data "$examples/input.csv" --feature feature_a --feature feature_b
   --task-type regression --seconds "$wall")
 case "$stage" in
-  preflight*) rm -f /var/cache/plb-sandbox/*/*.json ;;   # the next run must prove gVisor again
+  preflight*) ;;  # its own image (above): nothing to warm
   *) # A warm proof cache: no probe container can be mistaken for the run's. The bundled example
      # warms it (the stage's own script may spin past its wall time).
      "$tool" sandbox-score --model "$examples/model.py" --model-sha256 "$(sha256sum "$examples/model.py" | cut -d' ' -f1)" \
@@ -129,22 +143,18 @@ if [ "$stage" = create ]; then
     > "$work/events" &
   events_pid=$!
 fi
-if $side_by_side; then  # started before the tool: its own start cannot delay the kill
-  python3 "$here/hold_run_locks.py" "$work/tool.pid" "$work/runs" 2>"$work/holder.err" &
-  holder_pid=$!
-  holder_ready() { [ -e "$work/runs.ready" ]; }
-  wait_for holder_ready
-fi
+$side_by_side && start_lock_holder "$work"  # prelude.sh: before the tool, so its start cannot delay the kill
 mkdir "$cg"
 # The tool enters the cgroup before it execs, so every process it starts is born inside it.
 PLB_SANDBOX_TEST_STOP_AT=$hold bash -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' _ "$cg" "$tool" sandbox-score \
   "${score_args[@]}" --output "$work/out.csv" >"$work/out" 2>"$work/err" &
 tool_pid=$!
-echo "$tool_pid" > "$work/tool.pid"
 
 name=
 named() { name=$(run_name); [ -n "$name" ]; }
-probe_listed() { [ -n "$name" ] && containers | awk -v n="$name" '$1 != n' | grep -q .; }
+# The probe: a container of this tool's (its owner label) other than the run's; beside other tests
+# theirs come and go.
+probe_listed() { [ -n "$name" ] && sandbox_names_of "$tool_pid" | grep -vqx "$name"; }
 created_seen() { grep -qx "$name" "$work/events"; }
 client_runs() { [ -n "$(pid_named docker)" ]; }
 running_listed() { containers | awk -v n="$name" '$1 == n && $2 == "running"' | grep -q .; }
@@ -159,15 +169,7 @@ case "$stage" in
   *) fail "unknown stage" ;;
 esac
 # Side by side: the run's locks are this test's too from here, and its containers are the ones watched.
-if $side_by_side; then
-  kill -USR1 "$holder_pid"
-  until [ -s "$work/runs" ]; do
-    kill -0 "$holder_pid" 2>/dev/null || fail "the tool's locks were not taken: $(cat "$work/holder.err")"
-    sleep 0.005
-  done
-  TOOL_CONTAINERS_OF_RUNS=$(tr '\n' ' ' < "$work/runs")
-  echo "holding the locks of run(s) $TOOL_CONTAINERS_OF_RUNS"
-fi
+$side_by_side && hold_locks_of "$tool_pid"
 echo "at $stage: $(containers)"
 
 if [ "$stage" = reaper ]; then

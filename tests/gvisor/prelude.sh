@@ -44,6 +44,26 @@ sandboxes_of() {
   /usr/bin/docker ps -aq --filter "label=plb-sandbox.owner=$owner" "$@"
 }
 
+# The names of the containers the tool process PID created; read while it lives.
+sandbox_names_of() {
+  local owner
+  owner=$(owner_of "$1")
+  /usr/bin/docker ps -a --filter "label=plb-sandbox.owner=$owner" --format '{{.Names}}'
+}
+
+# "name state pid" of each container of the tool whose owner process (pid) runs in Slurm job JOB:
+# the worker of one of its array tasks (SLURM_ARRAY_JOB_ID) or the job itself (SLURM_JOB_ID), as
+# the owner's environment says. Read while the owners live; another test's sandboxes are not listed.
+job_sandboxes() {
+  local name state owner boot pid start
+  /usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}} {{.State}} {{.Label "plb-sandbox.owner"}}' |
+    while read -r name state owner; do
+      IFS=: read -r boot pid start <<<"$owner"
+      { [ "$boot" = "$boot_id" ] && [ "$(process_start "$pid")" = "$start" ]; } || continue
+      tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qxE "SLURM_(ARRAY_)?JOB_ID=$1" && echo "$name $state $pid"
+    done
+}
+
 # created_since SINCE PID...: names of the tool's containers the daemon created from SINCE (a Unix
 # time) until now whose owner is one of the tool processes PID (which may have exited since).
 created_since() {
@@ -95,6 +115,39 @@ orphan_run_dirs() {
     fi
     [ ! -d "$dir" ] || echo "${dir%/}"  # a run that ended meanwhile removed it under its lock
   done
+}
+
+# A test that kills a tool and leaves its runs to the warden, beside other tests, holds the runs'
+# locks itself (hold_run_locks.py says why): start_lock_holder WORK starts the holder (before the
+# tool, so its slow start cannot delay the kill) and sets holder_pid; hold_locks_of PID hands it the
+# tool's PID, waits until it holds the tool's run locks, and scopes tool_containers (cgroup_kill.sh)
+# to those runs; release_locks lets them go.
+holder_pid= holder_dir=
+start_lock_holder() {
+  holder_dir=$1
+  python3 "$(dirname "${BASH_SOURCE[0]}")/hold_run_locks.py" "$holder_dir/holder.pid" "$holder_dir/holder.runs" \
+    2>"$holder_dir/holder.err" &
+  holder_pid=$!
+  wait_until 120 test -e "$holder_dir/holder.runs.ready" || fail "the lock holder did not start: $(cat "$holder_dir/holder.err")"
+}
+hold_locks_of() {
+  echo "$1" > "$holder_dir/holder.pid"
+  kill -USR1 "$holder_pid"
+  until [ -s "$holder_dir/holder.runs" ]; do
+    kill -0 "$holder_pid" 2>/dev/null || fail "the tool's run locks were not taken: $(cat "$holder_dir/holder.err")"
+    sleep 0.005
+  done
+  TOOL_CONTAINERS_OF_RUNS=$(tr '\n' ' ' < "$holder_dir/holder.runs")
+  echo "holding the locks of run(s) $TOOL_CONTAINERS_OF_RUNS"
+}
+# release_locks TOOL: the holder killed, and the dead runs it held swept at once (TOOL sweep), so
+# no other test's check finds their directories.
+release_locks() {
+  [ -n "$holder_pid" ] || return 0
+  kill "$holder_pid" 2>/dev/null || true
+  wait "$holder_pid" 2>/dev/null || true
+  holder_pid=
+  "$1" sweep >/dev/null 2>&1 || echo "the sweep after letting the locks go failed"
 }
 
 # Fails when a tool that has exited left a container or a run directory.
