@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A scratch output directory for the batch unit tests (0700, this user's, like a real one), a
 // manifest writer, and a batch key of its own in DIR/.key: the tests never touch the host's key.
+// On it, the fixtures several unit files share: BatchFiles (a plan's refusal), BatchScale (a plan
+// of `many` lines) and BatchTrust (a plan, a signed record, a refusal's words).
 #pragma once
 
 #include <fcntl.h>
@@ -11,15 +13,19 @@
 
 #include "../temp_dir.hpp"
 
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "batch/batch.hpp"
 #include "batch/batch_output_dir.hpp"
+#include "batch/batch_records.hpp"
 #include "plb/sandbox/provenance.hpp"
 #include "runner/for_batch.hpp"
+#include "support/failure.hpp"
 
 namespace plb::batch {
 
@@ -69,6 +75,63 @@ class BatchDir : public test::temp_dir_test {
     rec.predictions_sha256 = sandbox::sha256_of(csv).digest;
     write(id + ".csv", csv);
     write(id + ".csv.sandbox.json", sandbox::render_json(rec));
+  }
+};
+
+class BatchFiles : public BatchDir {
+ protected:
+  std::string plan_error(const std::string& manifest, const batch_config& c) {
+    write("manifest.jsonl", manifest);
+    try {
+      plan_batch(c);
+    } catch (const failure& f) {
+      EXPECT_EQ(f.verdict(), sandbox::verdict::input_refused);
+      return f.what();
+    }
+    return "accepted";
+  }
+};
+
+// How many lines BatchScale's big plan holds (and the outcome lists beside it).
+inline constexpr std::size_t many = 10'000;
+
+class BatchScale : public BatchDir {
+ protected:
+  // `many` lines with long model paths that share their image, data, features and limits.
+  batch_plan big_plan() {
+    std::string manifest;
+    for (std::size_t i = 0; i < many; ++i)
+      manifest += R"({"id": "line-)" + std::to_string(i) + R"(", "model": "submissions/team-)" + std::to_string(i) +
+                  R"(/model.py", "model_sha256": ")" + hex64 + "\"}\n";
+    write("manifest.jsonl", manifest);
+    return plan_batch(config());
+  }
+};
+
+// Another user, for files and directories that are not this user's.
+inline constexpr uid_t nobody = 65534;
+
+// What `f` was refused with (a failure's words), or "accepted".
+inline std::string refusal(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const failure& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+class BatchTrust : public BatchDir {
+ protected:
+  batch_plan plan(const std::string& manifest) {
+    write("manifest.jsonl", manifest);
+    return plan_batch(config());
+  }
+  // A record as a run of this tool writes it for `item`, signed with `k`.
+  std::string signed_record(const batch_item& item, const host_key& k, const std::string& verdict = "script_failed") {
+    line_outcome o{verdict, 8, "the script exited with status 3", sandbox::sandbox_usage{1.5, 0.5, 4096, 10, 3},
+                   "",      {}};
+    return render_record(item, o, request_fingerprint(item, ""), "", k);
   }
 };
 

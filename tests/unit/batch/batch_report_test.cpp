@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The batch report: every value escaped, every state shown and counted, nothing loaded from
-// outside the file, empty, partial, interrupted and 10,000-line rounds, and the file written
-// 0600 without replacing anything that is not the tool's.
+// outside the file, empty, partial, interrupted and 10,000-line rounds, the summary read in any
+// pieces and the page handed on a row at a time, and the file written 0600 without replacing
+// anything that is not the tool's.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 
 #include "../temp_dir.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -16,6 +18,7 @@
 #include "batch/batch_report.hpp"
 #include "batch/batch_report_io.hpp"
 #include "batch/batch_summary.hpp"
+#include "batch_fixture.hpp"
 #include "plb/sandbox/verdict.hpp"
 #include "support/failure.hpp"
 
@@ -305,6 +308,59 @@ TEST_F(ReportDir, RefusesADirectoryOthersCanWriteAndALinkedSummary) {
   std::filesystem::create_symlink(dir_ + "/real.json", dir_ + "/batch-summary.json");
   EXPECT_THROW((void)write_batch_report(dir_), failure);
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/batch-report.html"));
+}
+
+// The report reads the summary a buffer at a time: however the bytes are cut (mid-key, mid-string,
+// mid-number) it reads the same rows, and it hands its page on a row at a time.
+TEST_F(BatchScale, ReportReadsTheSummaryInPiecesAndWritesItARowAtATime) {
+  const batch_plan plan = big_plan();
+  outcome_list outcomes(many);
+  for (std::size_t i = 0; i < many; ++i)
+    outcomes.set(
+        i, i % 2 == 0
+               ? line_outcome{"success", 0, "", sandbox::sandbox_usage{0.5 + static_cast<double>(i), 0.25, i, 0, 0},
+                              hex64, "n1", "7_0"}
+               : line_outcome{"script_failed", 8, "exit \"8\", see stderr", std::nullopt, "", "n2", "7_1"});
+  const std::string summary =
+      render_summary_json({"/m.jsonl", hex64, dir_, "slurm", "2026-12-01T10:00:00Z", {}, 2.5, {}}, plan, outcomes);
+  const auto none = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  const report_input whole = report_input_from(dir_, summary, std::nullopt, none);
+  ASSERT_EQ(whole.rows.size(), many);
+  const std::string page = render_report(whole);
+  for (const std::size_t cut : {std::size_t{3}, std::size_t{1000}}) {
+    std::size_t at = 0, largest = 0;
+    const summary_reader read_some = [&](char* out, std::size_t max) {
+      const std::size_t n = std::min({max, cut, summary.size() - at});
+      largest = std::max(largest, n);
+      std::copy_n(summary.data() + at, n, out);
+      at += n;
+      return n;
+    };
+    EXPECT_EQ(render_report(report_input_from(dir_, read_some, std::nullopt, none)), page) << "cut every " << cut;
+  }
+  std::size_t pieces = 0, biggest = 0;
+  render_report(whole, [&](std::string_view piece) {
+    ++pieces;
+    if (pieces > 1 && pieces < many + 2) biggest = std::max(biggest, piece.size());
+  });
+  EXPECT_EQ(pieces, many + 2) << "the head, a piece per row, the end";
+  EXPECT_LT(biggest, 2048u);
+  // A row the tool does not write is refused only after the document itself: a broken document says so.
+  std::string broken = summary;
+  const std::string verdict = R"("verdict":"script_failed")";
+  broken.replace(broken.find(verdict), verdict.size(), R"("verdict":"<b>won</b>")");
+  try {
+    (void)report_input_from(dir_, broken.substr(0, broken.size() - 3), std::nullopt, none);
+    ADD_FAILURE() << "a broken document was read";
+  } catch (const failure& f) {
+    EXPECT_NE(std::string(f.what()).find("(document): not one JSON object"), std::string::npos) << f.what();
+  }
+  try {
+    (void)report_input_from(dir_, broken, std::nullopt, none);
+    ADD_FAILURE() << "a row the tool does not write was read";
+  } catch (const failure& f) {
+    EXPECT_NE(std::string(f.what()).find("rows[1].verdict"), std::string::npos) << f.what();
+  }
 }
 
 }  // namespace

@@ -1,73 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
-// The batch's logic without a daemon: the plan's messages, resume decisions on real files in a
-// scratch directory, fingerprints, the summary, the retry policy. (Slurm's options: slurm/.)
-#include <fcntl.h>
-#include <sys/stat.h>
+// Resume (batch_resume) on real files in a scratch directory: data hashed through no link, outputs
+// kept only when a signed record vouches for them, recorded failures kept or run by the retry policy.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
-#include "batch/backend.hpp"
+#include "batch/batch.hpp"
 #include "batch/batch_records.hpp"
 #include "batch/batch_resume.hpp"
 #include "batch_fixture.hpp"
 #include "plb/sandbox/digest.hpp"
-#include "plb/sandbox/provenance.hpp"
-#include "support/failure.hpp"
 
 namespace plb::batch {
 namespace {
 
 namespace fs = std::filesystem;
-
-class BatchFiles : public BatchDir {
- protected:
-  std::string plan_error(const std::string& manifest, const batch_config& c) {
-    write("manifest.jsonl", manifest);
-    try {
-      plan_batch(c);
-    } catch (const failure& f) {
-      EXPECT_EQ(f.verdict(), sandbox::verdict::input_refused);
-      return f.what();
-    }
-    return "accepted";
-  }
-};
-
-TEST_F(BatchFiles, PlanResolvesDefaultsAndPathsAgainstTheManifest) {
-  write("manifest.jsonl", line("a") + line("b", R"(, "data": "sub/d.csv", "features": ["x"], "seconds": 9)"));
-  const batch_plan plan = plan_batch(config());
-  ASSERT_EQ(plan.size(), 2u);
-  EXPECT_EQ(plan.item(0).request.model_path, dir_ + "/m.py");
-  EXPECT_EQ(plan.item(0).request.data_path, dir_ + "/in.csv");
-  EXPECT_EQ(plan.item(0).request.output_path, dir_ + "/a.csv");
-  EXPECT_EQ(plan.item(0).request.limits.wall_seconds, sandbox::SandboxLimits{}.wall_seconds);
-  EXPECT_EQ(plan.item(1).request.data_path, dir_ + "/sub/d.csv");
-  EXPECT_EQ(plan.item(1).request.features, std::vector<std::string>{"x"});
-  EXPECT_EQ(plan.item(1).request.limits.wall_seconds, 9u);
-  EXPECT_EQ(plan.item(1).index, 1u);
-  EXPECT_EQ(plan.manifest_sha256.size(), 64u);
-}
-
-TEST_F(BatchFiles, PlanNamesLineColumnAndField) {
-  const auto c = config();
-  EXPECT_NE(plan_error(line("a") + line("a"), c).find("line 2 (id): the ID was already used"), std::string::npos);
-  EXPECT_NE(plan_error(line("a", R"(, "seconds": "30")"), c).find("line 1, column"), std::string::npos);
-  EXPECT_NE(plan_error(line("a", R"(, "seconds": "30")"), c).find("(seconds): wrong type"), std::string::npos);
-  auto no_task = c;
-  no_task.defaults.task_type.clear();
-  EXPECT_NE(plan_error(line("a"), no_task).find("line 1 (id a): task_type: not in the line and no --task-type"),
-            std::string::npos);
-  auto id_is_feature = c;
-  id_is_feature.defaults.id_column = "a";
-  EXPECT_NE(plan_error(line("a"), id_is_feature).find("line 1 (id a): id_column a: also given as a feature"),
-            std::string::npos);
-  EXPECT_NE(plan_error("", c).find("no lines"), std::string::npos);
-}
 
 // Issue 41: resume hashes a line's data as the run reads it, through no symbolic link; a linked
 // data path has no digest (the line then fails when it runs, naming the link).
@@ -165,27 +118,6 @@ TEST_F(BatchFiles, RecordedFailuresAreKeptUnlessTheRetryPolicyRunsThem) {
   EXPECT_EQ(decide_resume(item, dir, retry_policy::none, fingerprint).action, resume_action::conflict);
 }
 
-// A line's bundle resolves against the manifest's directory, as its model does; a line without one
-// has none (the plan makes its bundle column only once a line has one).
-TEST_F(BatchFiles, PlanResolvesABundleAgainstTheManifest) {
-  const std::string digest(64, 'd');
-  write("manifest.jsonl",
-        line("a") + line("b", R"(, "bundle": "models/b", "bundle_sha256": ")" + digest + "\"") + line("c"));
-  const batch_plan plan = plan_batch(config());
-  ASSERT_EQ(plan.size(), 3u);
-  EXPECT_EQ(plan.item(0).request.bundle_path, "");
-  EXPECT_EQ(plan.item(0).request.bundle_sha256, "");
-  EXPECT_EQ(plan.item(1).request.bundle_path, dir_ + "/models/b");
-  EXPECT_EQ(plan.item(1).request.bundle_sha256, digest);
-  EXPECT_EQ(plan.item(2).request.bundle_path, "");
-  const auto c = config();
-  EXPECT_NE(plan_error(line("a", R"(, "bundle": "b")"), c).find("(bundle_sha256): a required field is missing"),
-            std::string::npos)
-      << plan_error(line("a", R"(, "bundle": "b")"), c);
-  EXPECT_NE(plan_error(line("a", R"(, "bundle": "b", "bundle_sha256": "xyz")"), c).find("(bundle_sha256): expected 64"),
-            std::string::npos);
-}
-
 // Resume takes a changed bundle, its path or its digest, for a changed request: the line's earlier
 // record is a conflict naming the key; the same bundle keeps it, and lines without one agree.
 TEST_F(BatchFiles, ResumeTakesAChangedBundleForAChangedRequest) {
@@ -218,36 +150,6 @@ TEST_F(BatchFiles, ResumeTakesAChangedBundleForAChangedRequest) {
   d = decide_resume(item, dir, retry_policy::none, request_fingerprint(none, ""));
   EXPECT_EQ(d.action, resume_action::conflict) << "a bundle dropped from the line is a changed request too";
   EXPECT_TRUE(first_difference(request_fingerprint(none, ""), request_fingerprint(none, "")).empty());
-}
-
-TEST_F(BatchFiles, OutputDirectoryIsCreatedPrivateAndLockedForOneBatch) {
-  const std::string out = dir_ + "/out";
-  const output_dir locked = open_output_dir(out, true, key());
-  struct stat st {};
-  ASSERT_EQ(::stat(out.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0700u);
-  EXPECT_THROW(open_output_dir(out, true, key()), failure) << "a second batch on the same directory";
-  EXPECT_NO_THROW(open_output_dir(out, false, key())) << "Slurm tasks write their own lines without the lock";
-  fs::create_symlink(out, dir_ + "/link");
-  EXPECT_THROW(open_output_dir(dir_ + "/link", false, key()), failure);
-}
-
-TEST_F(BatchFiles, SummaryQuotesMessagesAndCountsStates) {
-  write("manifest.jsonl", line("a") + line("b"));
-  const batch_plan plan = plan_batch(config());
-  std::vector<line_outcome> outcomes(2);
-  outcomes[0] = {"success", 0, "ok", sandbox::sandbox_usage{1.5, 0.25, 1024, 0, 0, 2.25}, hex64, "n1", "7_0", 47185920};
-  outcomes[1] = {"not_run", -1, "a, \"quoted\" reason", std::nullopt, ""};
-  EXPECT_EQ(render_summary_csv(plan, outcomes),
-            "id,line,verdict,exit_code,message,startup_seconds,wall_seconds,cpu_seconds,memory_peak_bytes,node,"
-            "worker,predictions_sha256,bundle_bytes\n"
-            "a,1,success,0,ok,2.250,1.500,0.250,1024,n1,7_0," +
-                hex64 + ",47185920\nb,2,not_run,,\"a, \"\"quoted\"\" reason\",,,,,,,,\n");
-  const auto json = render_summary_json({"m", "s", dir_, "local", {}, {}, {}, {}}, plan, outcomes);
-  EXPECT_NE(json.find(R"("complete":false)"), std::string::npos);
-  EXPECT_NE(json.find(R"("counts":{"not_run":1,"success":1})"), std::string::npos);
-  EXPECT_NE(json.find(R"("bundle_bytes":47185920)"), std::string::npos) << "a bundle run's bytes";
-  EXPECT_EQ(json.find(R"("bundle_bytes":null)"), std::string::npos) << "no key for a line without one";
 }
 
 TEST(RetryPolicy, OnlyWhatTheScriptDidNotCause) {
