@@ -249,8 +249,8 @@ if(TARGET plb-sandbox)
   # The wall-time bound without the tool: every process in the tool's cgroup SIGKILLed at once, at
   # each stage of a run (and the reaper, or the warden, killed with it): the warden must end the
   # run by its deadline. Side by side, each holding its dead run's locks so that no other test's
-  # sweep removes the run first (kill_everything.sh); the preflight's run an image of its own, so
-  # that it must prove gVisor while the host's proof cache stays as it is. SERIAL: preflight_sweep,
+  # sweep removes the run first (kill_everything.sh); the preflight's run uses an image of its own,
+  # so that it must prove gVisor while the host's proof cache stays as it is. SERIAL: preflight_sweep,
   # whose own sweep must be the one that removes the dead probe; the warden's, which leaves the host
   # without a warden for a moment; and the client's, which must catch a docker client that lives a
   # second or two (beside others it once never saw it in 420 s).
