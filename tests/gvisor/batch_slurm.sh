@@ -4,7 +4,9 @@
 # array task is a real sandbox-score run on the node. One case per property.
 #   batch_slurm.sh TOOL CASE EXAMPLES_DIR
 source "$(dirname "${BASH_SOURCE[0]}")/batch_common.sh"
-sinfo -h -o %T | grep -qE 'idle|mixed|allocated' || fail "no Slurm node is up (run ci/host/setup-slurm)"
+# A node still ending the job of the case before (state "completing") is up a moment later.
+node_up() { sinfo -h -o %T 2>/dev/null | grep -qE 'idle|mixed|allocated'; }
+wait_until 60 node_up || fail "no Slurm node is up within 60 s (run ci/host/setup-slurm): $(sinfo -h -o '%N %T' 2>&1)"
 
 case $case_name in
 same_as_local)
@@ -65,16 +67,45 @@ cancel|node_lost)
   # process of each task's job cgroup SIGKILLed at the same instant, as when its node is lost
   # (node_lost: freeze, kill, thaw). Either way the tool, its reaper and the docker client die
   # together, and the deadline warden must end both sandboxes by their deadlines.
+  # Beside other tests: just before the kill this test takes its own copy of both workers' run
+  # locks (prelude.sh's hold_locks_of), so that no other test's sweep ends the dead runs first and
+  # none of their checks takes them for leaks; and it watches only those runs' containers.
   source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
+  start_lock_holder "$work"
+  trap 'release_locks "$tool"; rm -rf "$work"' EXIT
   mkdir -p "$work/spin"
   printf 'import json, sys\nrows = json.load(sys.stdin)["features"]\nwhile True: pass\n' > "$work/spin/spin.py"
   h=$(sha256sum "$work/spin/spin.py" | cut -d' ' -f1)
   for i in 1 2; do printf '{"id": "spin-%s", "model": "spin.py", "model_sha256": "%s", "seconds": 30}\n' "$i" "$h"; done > "$work/spin/manifest.jsonl"
-  out=$work/out
-  "$tool" batch --engine slurm --no-wait --manifest "$work/spin/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1
-  array=$(cat "$out/slurm/job-id")
-  two_running() { [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 2 ]; }
-  wait_until 120 two_running || fail "the two sandboxes did not start: $(tool_containers)"
+  workers_running() { job_sandboxes "$array" | awk '$2 == "running" {print $3}' | sort -u; }
+  # True once both run, or once one has run for 15 s of its 30 (then the try is over: killed
+  # later, its own watchdog could end it first). Timed from the first sight, not from a sandbox
+  # missing from one listing: a listing can miss one that still runs.
+  first_seen=
+  both_or_over() {
+    local running
+    running=$(workers_running | wc -l)
+    [ "$running" -ge 2 ] && return 0
+    [ "$running" -ge 1 ] && [ -z "$first_seen" ] && first_seen=$SECONDS
+    [ -n "$first_seen" ] && [ $((SECONDS - first_seen)) -ge 15 ]
+  }
+  two_running() { [ "$(workers_running | wc -l)" -ge 2 ]; }
+  # Each task's worker is bound to a CPU of its own (ConstrainCores). Beside other tests, one may
+  # wait for its CPU until the other's run has timed out: then the try is cancelled (its tools
+  # remove their own runs) and made again, at most 3 times (LOCKS both_cpus keeps away the tests
+  # that hold a CPU for a minute or more).
+  for try in 1 2 3; do
+    out=$work/out.$try first_seen=
+    "$tool" batch --engine slurm --no-wait --manifest "$work/spin/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1
+    array=$(cat "$out/slurm/job-id")
+    wait_until 240 both_or_over && two_running && break
+    echo "try $try: the two sandboxes did not run at once: $(job_sandboxes "$array"); cancelled"
+    scancel "$array"
+    for _ in $(seq 300); do [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] && break; sleep 0.2; done
+    [ "$try" != 3 ] || fail "the two sandboxes never ran at once in 3 tries"
+  done
+  # shellcheck disable=SC2046  # one argument per worker
+  hold_locks_of $(workers_running)
   if [ "$case_name" = cancel ]; then
     scancel --full --signal=KILL "$array"
   else
@@ -85,32 +116,48 @@ cancel|node_lost)
     done
     scancel "$array"
   fi
-  expect_bounded_by_deadlines 15 $((30 + 30 + 10 + 15))  # start allowance + wall + grace + margin
+  [ "$(tool_containers | wc -l)" -ge 2 ] || fail "the held runs' two sandboxes are not listed: $(tool_containers);" \
+    "the tool's containers: $(/usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}} {{.State}} {{.Label "plb-sandbox.owner"}}' | tr '\n' ';')" \
+    "run directories: $(ls /var/lib/plb-sandbox/runs | tr '\n' ' ')"
+  # Watched until the later of the two deadlines (creation + start allowance + wall + grace) has
+  # passed and both are gone, each at most the margin past its own: the held runs are all there is
+  # (both containers exist, and every process that could create another is dead).
+  latest=$(tool_containers | awk '{print $3 + $4}' | sort -n | tail -n1)
+  expect_bounded_by_deadlines 15 $((latest - $(date +%s)))
   # After a node is lost nothing of the tool's is left on it: only the warden can have removed them.
+  # (Cancelled, the same holds beside others: the held locks keep every sweep off them.)
   [ "$case_name" = node_lost ] && expect_removed_by_warden
   for _ in $(seq 100); do [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] && break; sleep 0.2; done
   [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] || fail "the job is still queued: $(squeue -h -j "$array")"
+  release_locks "$tool"
+  no_containers_left
   echo "PASS: no sandbox outlived its deadline after the job was ended ($case_name)" ;;
 workers_lost)
   # The batch's only worker is lost while it runs a line (every process of its job's cgroup SIGKILLed
   # at once, then the job cancelled), so no worker is left to take the rest. The submitter hands
   # the held line back once its sandbox's deadline has passed, submits a new array for the open
-  # lines, and the batch ends with every line run once.
+  # lines, and the batch ends with every line run once. Beside other tests, the lost worker's run
+  # lock is this test's from just before the kill, as in cancel's case.
   source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
-  # Lines of 6 s under a 20 s limit: the kill lands well inside a running line.
+  start_lock_holder "$work"
+  trap 'release_locks "$tool"; rm -rf "$work"' EXIT
+  # Lines of 6 s under a 12 s limit: the kill lands well inside a running line.
   slow_manifest 6
-  sed -i 's/}$/, "seconds": 20}/' "$work/slow/manifest.jsonl"
+  sed -i 's/}$/, "seconds": 12}/' "$work/slow/manifest.jsonl"
   out=$work/out
   "$tool" batch --engine slurm --workers 1 --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" \
     > "$work/stdout" 2> "$work/err" &
   pid=$!
-  line_held() { [ -n "$(ls "$out/queue/claims" 2>/dev/null)" ] && [ "$(tool_containers | awk '$2 == "running"' | wc -l)" -ge 1 ]; }
-  wait_until 120 line_held || fail "the worker never ran a line with its claim held"
+  worker_running() { [ -s "$out/slurm/job-id" ] && job_sandboxes "$(cat "$out/slurm/job-id")" | awk '$2 == "running" {print $3}' | sort -u; }
+  line_held() { [ -n "$(ls "$out/queue/claims" 2>/dev/null)" ] && [ -n "$(worker_running)" ]; }
+  wait_until 240 line_held || fail "the worker never ran a line with its claim held"
   first=$(cat "$out/slurm/job-id")
   job=$(squeue -h -j "$first" -t R -o %A | head -n1)
   [ -n "$job" ] || fail "the worker is not running"
   cg=$(slurm_job_cgroup "$job")
   [ -n "$cg" ] || fail "no cgroup for job $job"
+  # shellcheck disable=SC2046  # the one worker
+  hold_locks_of $(worker_running)
   echo "job $job: killed $(cgroup_kill_all "$cg") processes of $cg at once"
   scancel "$first"
   rc=0; wait $pid || rc=$?
@@ -121,7 +168,9 @@ workers_lost)
   [ "$(grep -c 'submitted Slurm job' "$work/err")" = 2 ] || fail "$(cat "$work/err")"
   [ -n "$(ls "$out/queue/lost")" ] || fail "the lost worker's claim was not handed back"
   [ -z "$(ls "$out/queue/claims")" ] || fail "claims left: $(ls "$out/queue/claims")"
-  "$tool" sweep > /dev/null  # the killed run's directory (its tool could not remove it), as README says
+  # The killed run's directory (its tool could not remove it): the held lock let go, then a sweep
+  # removes it, as README says (release_locks runs `sweep`).
+  release_locks "$tool"
   for _ in $(seq 100); do [ -z "$(squeue -h -n plb-sandbox-batch)" ] && break; sleep 0.2; done
   [ -z "$(squeue -h -n plb-sandbox-batch)" ] || fail "still queued: $(squeue -h -n plb-sandbox-batch)"
   no_containers_left

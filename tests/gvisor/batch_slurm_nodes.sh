@@ -73,8 +73,11 @@ node_killed)
   # process of its job's cgroup SIGKILLed at once (freeze, kill, thaw), its slurmd and the job's
   # slurmstepd SIGKILLed. n1 must finish every line; the line n2 held is handed to n1 once its
   # sandbox's deadline has passed (the warden removes that sandbox), so nothing runs twice at once.
+  # Beside other tests, n2's worker's run lock is this test's from just before the kill
+  # (prelude.sh's hold_locks_of), so no other test's sweep removes that sandbox first.
   source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
-  trap 'bash "$root/ci/host/setup-slurm" --nodes 2 --max-array-size 4 > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
+  start_lock_holder "$work"
+  trap 'release_locks "$tool"; bash "$root/ci/host/setup-slurm" --nodes 2 --max-array-size 4 > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
   slow_manifest 6
   for i in 5 6; do sed -n 1p "$work/slow/manifest.jsonl" | sed "s/slow-1/slow-$i/" >> "$work/slow/manifest.jsonl"; done
   sed -i 's/}$/, "seconds": 15}/' "$work/slow/manifest.jsonl"
@@ -82,16 +85,22 @@ node_killed)
   "$tool" batch --engine slurm --workers 2 --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" \
     > "$work/stdout" 2> "$work/err" &
   pid=$!
-  job=""
+  job="" cg=""
+  # This batch's sandboxes: "name state owner-pid" (another test's are not listed).
+  own_sandboxes() { [ -s "$out/slurm/job-id" ] && job_sandboxes "$(cat "$out/slurm/job-id")"; }
   both_lines_run() {
     job=$(squeue -h -r -n plb-sandbox-batch -w n2 -t R -o %A 2>/dev/null | head -n1)
-    [ -n "$job" ] && grep -lqs 'node=n2' "$out"/queue/claims/* && [ "$(tool_containers | wc -l)" -ge 2 ]
+    [ -n "$job" ] && grep -lqs 'node=n2' "$out"/queue/claims/* && [ "$(own_sandboxes | wc -l)" -ge 2 ]
   }
-  wait_until 120 both_lines_run || true
-  [ "$(tool_containers | wc -l)" -ge 2 ] || fail "the two workers never ran a line each at once"
+  wait_until 240 both_lines_run || true
+  [ "$(own_sandboxes | wc -l)" -ge 2 ] || fail "the two workers never ran a line each at once: $(own_sandboxes)"
   grep -lqs 'node=n2' "$out"/queue/claims/* || fail "n2 never held a line"
   cg=$(slurm_job_cgroup "$job" n2)
   [ -n "$cg" ] || fail "no freezer cgroup for n2's job $job"
+  # n2's worker: the owner of one of this batch's sandboxes that is in n2's job cgroup.
+  n2_worker=$(own_sandboxes | awk '{print $3}' | sort -u | grep -xF -f <(cgroup_procs "$cg") | head -n1) ||
+    fail "no sandbox of n2's job $job runs: $(own_sandboxes)"
+  hold_locks_of "$n2_worker"
   echo "n2: killed $(cgroup_kill_all "$cg") processes of $cg at once"
   kill -KILL "$(cat /run/slurmd-n2.pid)"
   for p in /proc/[0-9]*; do
@@ -103,8 +112,11 @@ node_killed)
   [ "$(ls "$out"/*.result.json | wc -l)" = 6 ] && [ "$(ls "$out"/*.csv.sandbox.json | wc -l)" = 6 ] || fail "files"
   [ -n "$(ls "$out/queue/lost")" ] || fail "no claim was handed back"
   [ -z "$(ls "$out/queue/claims")" ] || fail "claims left: $(ls "$out/queue/claims")"
-  for _ in $(seq 100); do [ "$(tool_containers | wc -l)" = 0 ] && break; sleep 0.2; done
-  "$tool" sweep > /dev/null  # the killed run's directory (its tool could not remove it), as README says
+  for _ in $(seq 100); do [ "$(tool_containers | wc -l)" = 0 ] && break; sleep 0.2; done  # n2's, held
+  [ "$(tool_containers | wc -l)" = 0 ] || fail "n2's sandbox outlived the batch: $(tool_containers)"
+  # The killed run's directory (its tool could not remove it): the held lock let go, then a sweep
+  # removes it, as README says (release_locks runs `sweep`).
+  release_locks "$tool"
   queue_empty
   no_containers_left
   echo "PASS: n2 lost mid-batch; n1 finished every line, none lost or duplicated, no sandbox left" ;;

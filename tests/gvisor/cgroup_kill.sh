@@ -12,9 +12,11 @@ cgroup_for_kill() {
   if [ -d "$CGROUP_ROOT/freezer" ]; then echo "$CGROUP_ROOT/freezer/$1"; else echo "$CGROUP_ROOT/$1"; fi
 }
 
-# A v1 freeze can stay FREEZING for a while on a loaded host: asked again every 10 ms, for 10 s.
+# A v1 freeze can stay FREEZING for a while on a loaded host: asked again every 10 ms, for 30 s.
+# Given up, the cgroup is thawed before the test fails: a freeze that completes late would
+# otherwise leave the job's processes (slurmstepd among them) frozen for good, and the node with it.
 cgroup_freeze() {
-  local cg=$1 until=$((SECONDS + 10))
+  local cg=$1 until=$((SECONDS + 30))
   while [ "$SECONDS" -lt "$until" ]; do
     if [ -f "$cg/freezer.state" ]; then
       echo FROZEN > "$cg/freezer.state"
@@ -25,7 +27,8 @@ cgroup_freeze() {
     fi
     sleep 0.01
   done
-  fail "the cgroup $cg did not freeze within 10 s"
+  cgroup_thaw "$cg"
+  fail "the cgroup $cg did not freeze within 30 s (thawed again)"
 }
 
 cgroup_thaw() { if [ -f "$1/freezer.state" ]; then echo THAWED > "$1/freezer.state"; else echo 0 > "$1/cgroup.freeze"; fi; }
@@ -61,7 +64,7 @@ slurm_job_cgroup() {  # JOB [NODE]
 # others watches its own).
 TOOL_CONTAINERS_OF_RUNS=${TOOL_CONTAINERS_OF_RUNS:-}
 tool_containers() {
-  curl -sf --unix-socket /var/run/docker.sock \
+  curl -sf --retry 5 --retry-all-errors --retry-delay 1 --unix-socket /var/run/docker.sock \
     'http://docker/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22plb-sandbox.run%22%5D%7D' |
     jq -r --arg runs "$TOOL_CONTAINERS_OF_RUNS" '.[] | . as $c
       | select($runs == "" or ([$runs | splits(" +")] | any(. == $c.Labels["plb-sandbox.run"])))

@@ -9,7 +9,9 @@
 # A test is SERIAL (RUN_SERIAL: nothing else runs meanwhile) only when it stops the warden or the
 # daemon, changes a host setting, loads the host or times the host on purpose, counts something
 # host-wide, or leaves a dead run for the sweep or the warden (any other run's preflight would
-# sweep it); the reason is beside each. LOCKS name narrower exclusions (`slurm`: one cluster).
+# sweep it, unless the test holds that run's lock itself: prelude.sh); the reason is beside each.
+# LOCKS name narrower exclusions (`slurm`: one cluster; `both_cpus`: a test that needs a sandbox
+# on each CPU at once never runs beside one that holds a CPU for a minute or more).
 #
 # No test here sets PASS_REGULAR_EXPRESSION: with it ctest ignores the exit code, so a script that
 # printed "PASS" and then failed to restore the host would still pass. Each script and program
@@ -45,15 +47,17 @@ function(plb_gvisor_test)
   endif()
 endfunction()
 
-# plb_gvisor_gtests(TARGET [SERIAL test...] [HOLDS test...]): a gtest program's cases, discovered;
-# the SERIAL and HOLDS ones (Suite.Case) registered RUN_SERIAL (the HOLDS ones only with hold points).
+# plb_gvisor_gtests(TARGET [SERIAL test...] [HOLDS test...] [BOTH_CPUS test...]): a gtest
+# program's cases, discovered; the SERIAL and HOLDS ones (Suite.Case) registered RUN_SERIAL (the
+# HOLDS ones only with hold points), the BOTH_CPUS ones with LOCKS both_cpus (above).
 function(plb_gvisor_gtests target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SERIAL;HOLDS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SERIAL;HOLDS;BOTH_CPUS")
   set(props LABELS gvisor TIMEOUT 600 ENVIRONMENT "PLB_SANDBOX_TOOL=$<TARGET_FILE:plb-sandbox>")
-  set(apart ${arg_SERIAL} ${arg_HOLDS})
+  set(apart ${arg_SERIAL} ${arg_HOLDS} ${arg_BOTH_CPUS})
   list(JOIN apart ":" apart)
   list(JOIN arg_SERIAL ":" serial)
   list(JOIN arg_HOLDS ":" holds)
+  list(JOIN arg_BOTH_CPUS ":" both_cpus)
   if(apart)
     gtest_discover_tests(${target} TEST_FILTER "-${apart}" PROPERTIES ${props})
   else()
@@ -61,6 +65,9 @@ function(plb_gvisor_gtests target)
   endif()
   if(serial)
     gtest_discover_tests(${target} TEST_FILTER "${serial}" PROPERTIES ${props} RUN_SERIAL TRUE)
+  endif()
+  if(both_cpus)
+    gtest_discover_tests(${target} TEST_FILTER "${both_cpus}" PROPERTIES ${props} RESOURCE_LOCK both_cpus)
   endif()
   if(holds AND PLB_SANDBOX_TEST_HOLDS)
     gtest_discover_tests(${target} TEST_FILTER "${holds}" PROPERTIES ${props} RUN_SERIAL TRUE)
@@ -86,16 +93,16 @@ if(TARGET plb-sandbox)
     target_compile_definitions(${suite}_test PRIVATE PLB_SANDBOX_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
     target_link_libraries(${suite}_test PRIVATE plb_sandbox_runner plb_sandbox_internal plb_sandbox_warnings plb_test_main)
   endforeach()
-  plb_gvisor_gtests(sandbox_score_test)
+  plb_gvisor_gtests(sandbox_score_test
+    BOTH_CPUS
+      # Spins a CPU for 90 s.
+      SandboxScore.SixtyFourBusyProcessesSucceedAtTheDefaultLimits)
   plb_gvisor_gtests(engine_client_test)
   plb_gvisor_gtests(keep_stderr_api_test)  # the runner API's --keep-stderr (score, score_in_memory)
   plb_gvisor_gtests(hardening_test
     SERIAL
       # SIGKILLs the tool and leaves its run directory for its own sweep to find.
       Hardening.SigkillOfTheToolLeavesNoRunningSandbox
-      # Its sweep must count exactly one live run host-wide, and its tool's PID (another
-      # namespace's) is no owner this test can tell apart.
-      Hardening.RunInAnotherPidNamespaceSurvivesAHostSweep
       # "No run directory at all" is a host-wide count.
       Hardening.AnUnpublishableOutputIsRefusedBeforeAnythingRuns
     HOLDS
@@ -168,56 +175,71 @@ if(TARGET plb-sandbox)
       ${CMAKE_CURRENT_BINARY_DIR}/artifacts)
 
   # Batch scoring through Slurm (ci/host/setup-slurm stands up the single-node cluster), one case
-  # per property. LOCKS slurm: the cases share the one cluster (and its job names). SERIAL: the
-  # cases that kill a job's processes and need the warden or their own sweep to find the dead
-  # runs (cancel, node_lost, workers_lost; cancel and node_lost also need both CPUs at once).
-  # interrupt watches only its own job's sandboxes (prelude.sh's job_sandboxes) and may wait
-  # minutes for a CPU beside the model rounds: a longer timeout.
+  # per property. LOCKS slurm: the cases share the one cluster (and its job names). Side by side
+  # too: each watches only its own job's sandboxes (prelude.sh's job_sandboxes), and the cases that
+  # kill a job's workers and leave their runs to the warden (cancel, node_lost, workers_lost) hold
+  # those runs' locks (batch_slurm.sh). LOCKS both_cpus: cancel and node_lost need a sandbox on
+  # each CPU at once, so they never run beside the tests that hold both CPUs for minutes.
+  # interrupt may wait minutes for a CPU beside the model rounds: a longer timeout.
   foreach(case same_as_local node_preflight_fails no_wait_collect interrupt local_only_dir cancel node_lost
       workers_lost never_scheduled)
     set(apart)
-    if(case MATCHES "^(cancel|node_lost|workers_lost)$")
-      set(apart SERIAL)
+    set(locks slurm)
+    if(case MATCHES "^(cancel|node_lost)$")
+      list(APPEND locks both_cpus)
     elseif(case STREQUAL interrupt)
       set(apart TIMEOUT 600)
     endif()
-    plb_gvisor_test(NAME gvisor.batch.slurm.${case} LABELS batch slurm LOCKS slurm ${apart}
+    plb_gvisor_test(NAME gvisor.batch.slurm.${case} LABELS batch slurm LOCKS ${locks} ${apart}
       COMMAND bash ${gvisor}/batch_slurm.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples})
     list(APPEND single_node_cases gvisor.batch.slurm.${case})
   endforeach()
 
   # Slurm workers on two compute nodes of this one host (`ci/host/setup-slurm --nodes 2
   # --max-array-size 4`, set up after every single-node case (DEPENDS) and the single-node cluster
-  # restored after the last). SERIAL: the set-up and restore reconfigure the cluster; node_killed
-  # kills a node's slurmd and its job (the warden must remove that sandbox); submitter_killed
-  # SIGKILLs the tool.
-  plb_gvisor_test(NAME gvisor.batch.slurm_nodes.setup LABELS batch slurm LOCKS slurm SERIAL TIMEOUT 120
+  # restored after the last). The set-up and restore reconfigure and restart only Slurm, which no
+  # test outside LOCKS slurm uses: side by side, so the cluster's whole chain runs beside the rest
+  # (a SERIAL set-up would wait for the host to drain, then put the two-node cases last). SERIAL:
+  # submitter_killed SIGKILLs the tool. node_killed kills a node's slurmd and its job, holding that
+  # worker's run lock so that only the warden removes its sandbox (batch_slurm_nodes.sh), and
+  # needs a sandbox on each CPU at once (LOCKS both_cpus).
+  plb_gvisor_test(NAME gvisor.batch.slurm_nodes.setup LABELS batch slurm LOCKS slurm TIMEOUT 120
     COMMAND bash ${PROJECT_SOURCE_DIR}/ci/host/setup-slurm --nodes 2 --max-array-size 4
     PROPERTIES FIXTURES_SETUP slurm_two_nodes)
   set_tests_properties(gvisor.batch.slurm_nodes.setup PROPERTIES DEPENDS "${single_node_cases}")
-  plb_gvisor_test(NAME gvisor.batch.slurm_nodes.restore LABELS batch slurm LOCKS slurm SERIAL TIMEOUT 120
+  plb_gvisor_test(NAME gvisor.batch.slurm_nodes.restore LABELS batch slurm LOCKS slurm TIMEOUT 120
     COMMAND bash ${PROJECT_SOURCE_DIR}/ci/host/setup-slurm PROPERTIES FIXTURES_CLEANUP slurm_two_nodes)
   foreach(case spread bad_node node_killed submitter_killed max_array)
     set(apart)
-    if(case MATCHES "^(node_killed|submitter_killed)$")
+    set(locks slurm)
+    if(case STREQUAL submitter_killed)
       set(apart SERIAL)
+    elseif(case STREQUAL node_killed)
+      list(APPEND locks both_cpus)
     endif()
-    plb_gvisor_test(NAME gvisor.batch.slurm_nodes.${case} LABELS batch slurm LOCKS slurm ${apart}
+    plb_gvisor_test(NAME gvisor.batch.slurm_nodes.${case} LABELS batch slurm LOCKS ${locks} ${apart}
       COMMAND bash ${gvisor}/batch_slurm_nodes.sh $<TARGET_FILE:plb-sandbox> ${case} ${examples}
       PROPERTIES FIXTURES_REQUIRED slurm_two_nodes)
+    list(APPEND two_node_cases gvisor.batch.slurm_nodes.${case})
   endforeach()
+  # The cluster's cases run one at a time (LOCKS slurm), about 8 minutes end to end: the longest
+  # chain of the label. Started first (ctest starts the costliest first; measured costs from an
+  # earlier run take over once there are some), so the rest fills the time beside it.
+  set_tests_properties(${single_node_cases} gvisor.batch.slurm_nodes.setup ${two_node_cases}
+    gvisor.batch.slurm_nodes.restore PROPERTIES COST 1000)
 
   # The real example round (examples/models/): scikit-learn and PyTorch models on the ML image
   # (ci/host/setup-host --ml-image), trained and run once under runc at set-up (into the build
   # tree), then scored by `batch` under gVisor at the spec's defaults and compared bit for bit.
-  plb_gvisor_test(NAME gvisor.models.real_round LABELS batch models TIMEOUT 900
+  # LOCKS both_cpus (both rounds): they hold both CPUs for minutes.
+  plb_gvisor_test(NAME gvisor.models.real_round LABELS batch models TIMEOUT 900 LOCKS both_cpus
     COMMAND bash ${gvisor}/models_round.sh $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR}
       ${PROJECT_BINARY_DIR}/examples-models)
   # The real round with weights (examples/bundles/, issue 42): submissions whose weights come in a
   # digest-pinned bundle (ResNet-18, xgboost, a 50 MB forest, a 1 GiB MLP), trained and run once
   # under runc at set-up, scored by `batch` under gVisor and compared bit for bit; weights of another
   # architecture, a symlink, a changed byte and a too-small memory limit each fail as they should.
-  plb_gvisor_test(NAME gvisor.models.bundle_round LABELS batch models bundle TIMEOUT 600
+  plb_gvisor_test(NAME gvisor.models.bundle_round LABELS batch models bundle TIMEOUT 600 LOCKS both_cpus
     COMMAND bash ${gvisor}/bundle_round.sh $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR}
       ${PROJECT_BINARY_DIR}/examples-bundles)
   # The guest's threads (limits.hpp): it sees its cpuset's CPUs, past its process limit a thread
@@ -225,14 +247,15 @@ if(TARGET plb-sandbox)
   plb_gvisor_test(NAME gvisor.guest_threads.bounded LABELS models
     COMMAND bash ${gvisor}/guest_threads.sh $<TARGET_FILE:plb-sandbox> ${examples})
 
-  # The fair clock (run_clock.hpp), all SERIAL: six lines sleeping 60 % of their limit succeed
-  # while both CPUs burn outside the allocator (loads the host on purpose); a client stopped past
-  # the wall time (times the run's end to 1.5 s); a start held past its allowance (HOLDS).
+  # The fair clock (run_clock.hpp): six lines sleeping 60 % of their limit succeed while both CPUs
+  # burn outside the allocator (SERIAL: loads the host on purpose); a client stopped past the wall
+  # time (SERIAL: times the run's end to 1.5 s); a start held past its allowance (HOLDS; side by
+  # side: the test's own clock holds the tool 31 s, and the tool's verdict reads only its own).
   plb_gvisor_test(NAME gvisor.fair_clock.loaded_batch LABELS batch SERIAL
     COMMAND bash ${gvisor}/fair_clock.sh $<TARGET_FILE:plb-sandbox> ${examples})
   plb_gvisor_test(NAME gvisor.fair_clock.late_client TIMEOUT 180 SERIAL
     COMMAND bash ${gvisor}/late_client.sh $<TARGET_FILE:plb-sandbox>)
-  plb_gvisor_test(NAME gvisor.fair_clock.start_past_its_allowance TIMEOUT 180 SERIAL HOLDS
+  plb_gvisor_test(NAME gvisor.fair_clock.start_past_its_allowance TIMEOUT 600 HOLDS
     COMMAND bash ${gvisor}/start_allowance.sh $<TARGET_FILE:plb-sandbox> ${examples})
 
   # The kill on time under any load (watchdog_weight.hpp): runs time out while a sandbox of 60 busy
@@ -254,11 +277,15 @@ if(TARGET plb-sandbox)
   # whose own sweep must be the one that removes the dead probe; the warden's, which leaves the host
   # without a warden for a moment; and the client's, which must catch a docker client that lives a
   # second or two (beside others it once never saw it in 420 s).
-  # The stages that stop the tool at a hold point are HOLDS.
+  # The stages that stop the tool at a hold point are HOLDS. LOCKS both_cpus: the reaper's, whose
+  # tool stays stopped with its CPU's lease for the whole test (a minute and more).
   foreach(stage preflight preflight_sweep create client start streaming cleanup reaper warden)
     set(held)
     if(stage MATCHES "^(start|streaming|cleanup|reaper|warden)$")
       set(held HOLDS)
+    endif()
+    if(stage STREQUAL reaper)
+      list(APPEND held LOCKS both_cpus)
     endif()
     # The script is told which it is: it scopes its checks by the same choice.
     set(alone)

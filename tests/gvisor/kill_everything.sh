@@ -172,6 +172,7 @@ esac
 $side_by_side && hold_locks_of "$tool_pid"
 echo "at $stage: $(containers)"
 
+killed_at=$SECONDS
 if [ "$stage" = reaper ]; then
   reaper=$(pid_named plb-sandbox-rip)
   [ -n "$reaper" ] || fail "no reaper in the tool's cgroup"
@@ -210,12 +211,19 @@ if [ "$stage" = preflight_sweep ]; then
   grep -q "removed container $probe" <<<"$swept" || fail "sweep did not remove the probe: $swept"
 fi
 
-# Watched for at least the longest deadline a container of this run can have, plus the margin.
-# (After the sweep removed the probe nothing of the run is left to appear: a short watch.)
+# Watched for at least the longest deadline a container of this run can have, plus the margin,
+# counted from the kill (the client's stage has watched part of it above). After the sweep removed
+# the probe nothing of the run is left to appear: a short watch. Where the run's container was
+# there at the hold, nothing of the run can appear later (every process that could create one is
+# dead, or stopped at the hold): watched until that container's own deadline, and until it is gone.
 case "$stage" in
   preflight) watch=$((start + 60 + grace + margin)) ;;
   preflight_sweep) watch=$margin ;;
-  *) watch=$((start + wall + grace + margin)) ;;
+  streaming|cleanup|reaper|warden)
+    deadline=$(containers | awk -v n="$name" '$1 == n {print $3 + $4}')
+    watch=$((${deadline:-0} - $(date +%s)))
+    [ "$watch" -ge 0 ] || watch=0 ;;
+  *) watch=$((start + wall + grace + margin - (SECONDS - killed_at))) ;;
 esac
 expect_bounded_by_deadlines "$margin" "$watch"
 echo "containers seen after the kill:${bounded_seen:- none}"

@@ -6,9 +6,10 @@
 # time>" of the tool process that made it (src/runner/container/owner.cpp), and every run holds
 # the lock of its run directory while it lives. When a test checks what is left, its own tools
 # have exited; a container whose owner has exited, or a run directory whose lock nobody holds, is
-# a leak, whoever left it. Another test's live run is neither. Tests that leave a dead run on
-# purpose (killing the tool, for the sweep or the warden) are registered RUN_SERIAL, so no such
-# run ever sits beside a test that checks.
+# a leak, whoever left it. Another test's live run is neither. A test that leaves a dead run on
+# purpose (killing the tool, for the warden) beside others holds that run's lock itself until it is
+# done (start_lock_holder below), or is registered RUN_SERIAL, so that no other test's check or
+# sweep takes it for a leak.
 set -euo pipefail
 
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
@@ -60,7 +61,7 @@ job_sandboxes() {
     while read -r name state owner; do
       IFS=: read -r boot pid start <<<"$owner"
       { [ "$boot" = "$boot_id" ] && [ "$(process_start "$pid")" = "$start" ]; } || continue
-      tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qxE "SLURM_(ARRAY_)?JOB_ID=$1" && echo "$name $state $pid"
+      tr '\0' '\n' 2>/dev/null < "/proc/$pid/environ" | grep -qxE "SLURM_(ARRAY_)?JOB_ID=$1" && echo "$name $state $pid"
     done
 }
 
@@ -84,8 +85,9 @@ created_since() {
 # tool's locks until the warden's deadline (kill_everything.sh), as every sweep sees too.
 orphan_sandboxes() {
   local name owner run boot pid start
-  /usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}} {{.Label "plb-sandbox.owner"}} {{.Label "plb-sandbox.run"}}' |
-    while read -r name owner run; do
+  # Fields split at "|": an empty owner (a look-alike's) must not shift the run ID into its place.
+  /usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}}|{{.Label "plb-sandbox.owner"}}|{{.Label "plb-sandbox.run"}}' |
+    while IFS='|' read -r name owner run; do
       [ -n "$owner" ] || continue
       IFS=: read -r boot pid start <<<"$owner"
       [ "$boot" = "$boot_id" ] && [ "$(process_start "$pid")" = "$start" ] && continue
@@ -119,9 +121,9 @@ orphan_run_dirs() {
 
 # A test that kills a tool and leaves its runs to the warden, beside other tests, holds the runs'
 # locks itself (hold_run_locks.py says why): start_lock_holder WORK starts the holder (before the
-# tool, so its slow start cannot delay the kill) and sets holder_pid; hold_locks_of PID hands it the
-# tool's PID, waits until it holds the tool's run locks, and scopes tool_containers (cgroup_kill.sh)
-# to those runs; release_locks lets them go.
+# tool, so its slow start cannot delay the kill) and sets holder_pid; hold_locks_of PID... hands it
+# the tool processes' PIDs (a Slurm job's workers: several), waits until it holds their run locks,
+# and scopes tool_containers (cgroup_kill.sh) to those runs; release_locks lets them go.
 holder_pid= holder_dir=
 start_lock_holder() {
   holder_dir=$1
@@ -131,7 +133,8 @@ start_lock_holder() {
   wait_until 120 test -e "$holder_dir/holder.runs.ready" || fail "the lock holder did not start: $(cat "$holder_dir/holder.err")"
 }
 hold_locks_of() {
-  echo "$1" > "$holder_dir/holder.pid"
+  [ $# -gt 0 ] || fail "hold_locks_of: no tool process named"
+  echo "$*" > "$holder_dir/holder.pid"
   kill -USR1 "$holder_pid"
   until [ -s "$holder_dir/holder.runs" ]; do
     kill -0 "$holder_pid" 2>/dev/null || fail "the tool's run locks were not taken: $(cat "$holder_dir/holder.err")"
