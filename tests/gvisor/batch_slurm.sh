@@ -77,7 +77,7 @@ cancel|node_lost)
   printf 'import json, sys\nrows = json.load(sys.stdin)["features"]\nwhile True: pass\n' > "$work/spin/spin.py"
   h=$(sha256sum "$work/spin/spin.py" | cut -d' ' -f1)
   for i in 1 2; do printf '{"id": "spin-%s", "model": "spin.py", "model_sha256": "%s", "seconds": 30}\n' "$i" "$h"; done > "$work/spin/manifest.jsonl"
-  workers_running() { job_sandboxes "$array" | awk '$2 == "running" {print $3}' | sort -u; }
+  workers_running() { running_owners "$array"; }
   # True once both run, or once one has run for 15 s of its 30 (then the try is over: killed
   # later, its own watchdog could end it first). Timed from the first sight, not from a sandbox
   # missing from one listing: a listing can miss one that still runs.
@@ -148,7 +148,7 @@ workers_lost)
   "$tool" batch --engine slurm --workers 1 --manifest "$work/slow/manifest.jsonl" --output-dir "$out" "${defaults[@]}" \
     > "$work/stdout" 2> "$work/err" &
   pid=$!
-  worker_running() { [ -s "$out/slurm/job-id" ] && job_sandboxes "$(cat "$out/slurm/job-id")" | awk '$2 == "running" {print $3}' | sort -u; }
+  worker_running() { [ -s "$out/slurm/job-id" ] && running_owners "$(cat "$out/slurm/job-id")"; }
   line_held() { [ -n "$(ls "$out/queue/claims" 2>/dev/null)" ] && [ -n "$(worker_running)" ]; }
   wait_until 240 line_held || fail "the worker never ran a line with its claim held"
   first=$(cat "$out/slurm/job-id")

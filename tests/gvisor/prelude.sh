@@ -65,6 +65,10 @@ job_sandboxes() {
     done
 }
 
+# running_owners JOB: the PIDs (one a line, once each) of the tool processes whose sandbox of Slurm
+# job JOB runs (job_sandboxes): a job's live workers.
+running_owners() { job_sandboxes "$1" | awk '$2 == "running" {print $3}' | sort -u; }
+
 # created_since SINCE PID...: names of the tool's containers the daemon created from SINCE (a Unix
 # time) until now whose owner is one of the tool processes PID (which may have exited since).
 created_since() {
