@@ -55,13 +55,18 @@ sandbox_names_of() {
 # "name state pid" of each container of the tool whose owner process (pid) runs in Slurm job JOB:
 # the worker of one of its array tasks (SLURM_ARRAY_JOB_ID) or the job itself (SLURM_JOB_ID), as
 # the owner's environment says. Read while the owners live; another test's sandboxes are not listed.
+# Its status is 0 whatever the last container listed: callers pipe it under pipefail, and a loop
+# that ended on another test's live sandbox (`grep` false) would fail their whole pipeline. The
+# environment (NUL-separated: grep -z) is read without a pipe, whose writer grep -q could cut off.
 job_sandboxes() {
   local name state owner boot pid start
   /usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}} {{.State}} {{.Label "plb-sandbox.owner"}}' |
     while read -r name state owner; do
       IFS=: read -r boot pid start <<<"$owner"
       { [ "$boot" = "$boot_id" ] && [ "$(process_start "$pid")" = "$start" ]; } || continue
-      tr '\0' '\n' 2>/dev/null < "/proc/$pid/environ" | grep -qxE "SLURM_(ARRAY_)?JOB_ID=$1" && echo "$name $state $pid"
+      if grep -qzxE "SLURM_(ARRAY_)?JOB_ID=$1" "/proc/$pid/environ" 2>/dev/null; then
+        echo "$name $state $pid"
+      fi
     done
 }
 
