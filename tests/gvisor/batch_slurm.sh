@@ -65,8 +65,11 @@ cancel|node_lost)
   # tool's own watchdog can end its run in the seconds before the kill). Then the
   # job is ended the way a cluster ends one: `scancel --full --signal=KILL` (cancel), or every
   # process of each task's job cgroup SIGKILLed at the same instant, as when its node is lost
-  # (node_lost: freeze, kill, thaw). Either way the tool, its reaper and the docker client die
-  # together, and the deadline warden must end both sandboxes by their deadlines.
+  # (node_lost: freeze, kill, thaw). Cancelled, every process of the job gets SIGCONT and SIGTERM at
+  # once (Slurm 22.05 ends a job so even for --signal=KILL; SIGKILL follows after KillWait, 30 s),
+  # and the tools mostly remove their own sandboxes; lost, the tool, its reaper and the docker
+  # client die together, and only the deadline warden can end them. Either way each sandbox must be
+  # gone by its deadline.
   # Beside other tests: just before the kill this test takes its own copy of both workers' run
   # locks (prelude.sh's hold_locks_of), so that no other test's sweep ends the dead runs first and
   # none of their checks takes them for leaks; and it watches only those runs' containers.
@@ -106,6 +109,15 @@ cancel|node_lost)
   done
   # shellcheck disable=SC2046  # one argument per worker
   hold_locks_of $(workers_running)
+  # The held runs are all there is to watch: both containers listed before the kill (after it, the
+  # cancelled tools may already have removed theirs), and every process that could create another
+  # dies with the job. Watched until the later of their deadlines (creation + start allowance + wall
+  # + grace) has passed and both are gone, each at most the margin past its own.
+  held=$(tool_containers)
+  [ "$(wc -l <<<"$held")" -ge 2 ] || fail "the held runs' two sandboxes are not listed: $held;" \
+    "the tool's containers: $(/usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}} {{.State}} {{.Label "plb-sandbox.owner"}}' | tr '\n' ';')" \
+    "run directories: $(ls /var/lib/plb-sandbox/runs | tr '\n' ' ')"
+  latest=$(awk '{print $3 + $4}' <<<"$held" | sort -n | tail -n1)
   if [ "$case_name" = cancel ]; then
     scancel --full --signal=KILL "$array"
   else
@@ -116,13 +128,6 @@ cancel|node_lost)
     done
     scancel "$array"
   fi
-  [ "$(tool_containers | wc -l)" -ge 2 ] || fail "the held runs' two sandboxes are not listed: $(tool_containers);" \
-    "the tool's containers: $(/usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}} {{.State}} {{.Label "plb-sandbox.owner"}}' | tr '\n' ';')" \
-    "run directories: $(ls /var/lib/plb-sandbox/runs | tr '\n' ' ')"
-  # Watched until the later of the two deadlines (creation + start allowance + wall + grace) has
-  # passed and both are gone, each at most the margin past its own: the held runs are all there is
-  # (both containers exist, and every process that could create another is dead).
-  latest=$(tool_containers | awk '{print $3 + $4}' | sort -n | tail -n1)
   expect_bounded_by_deadlines 15 $((latest - $(date +%s)))
   # After a node is lost nothing of the tool's is left on it: only the warden can have removed them.
   # (Cancelled, the same holds beside others: the held locks keep every sweep off them.)

@@ -22,7 +22,8 @@ status() { "$tool" warden --status 2>/dev/null || true; }
 field() { sed -n "s/.* $1=\\([0-9-]*\\).*/\\1/p" <<<"$2"; }
 # Waits (0.1 s steps, at most 10 s) until CONDITION (a shell function) holds.
 wait_for() { for _ in $(seq 1 100); do "$1" && return 0; sleep 0.1; done; fail "timed out waiting for: $1 (status: $(status))"; }
-logged() { tail -c +"$log_from" "$log" | grep -qF "$1" || fail "the log does not say: $1"; }
+# Read without a pipe: under pipefail, grep -q's early exit would fail a `tail |` that still writes.
+logged() { grep -qF "$1" < <(tail -c +"$log_from" "$log") || fail "the log does not say: $1"; }
 
 s=$(status)
 warden=$(field pid "$s") supervisor=$(field supervisor "$s")
