@@ -124,7 +124,7 @@ cancel|node_lost)
     for job in $(squeue -h -j "$array" -t R -o %A); do
       cg=$(slurm_job_cgroup "$job")
       [ -n "$cg" ] || fail "no cgroup for job $job (is ProctrackType=proctrack/cgroup?)"
-      echo "job $job: killed $(cgroup_kill_all "$cg") processes of $cg at once"
+      cgroup_kill_all_or_fail "job-$job" "$cg"
     done
     scancel "$array"
   fi
@@ -163,7 +163,7 @@ workers_lost)
   [ -n "$cg" ] || fail "no cgroup for job $job"
   # shellcheck disable=SC2046  # the one worker
   hold_locks_of $(worker_running)
-  echo "job $job: killed $(cgroup_kill_all "$cg") processes of $cg at once"
+  cgroup_kill_all_or_fail "job-$job" "$cg"
   scancel "$first"
   rc=0; wait $pid || rc=$?
   [ $rc = 0 ] || fail "exit $rc: $(tail -3 "$work/err")"

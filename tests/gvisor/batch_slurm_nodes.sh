@@ -101,7 +101,7 @@ node_killed)
   n2_worker=$(own_sandboxes | awk '{print $3}' | sort -u | grep -xF -f <(cgroup_procs "$cg") | head -n1) ||
     fail "no sandbox of n2's job $job runs: $(own_sandboxes)"
   hold_locks_of "$n2_worker"
-  echo "n2: killed $(cgroup_kill_all "$cg") processes of $cg at once"
+  cgroup_kill_all_or_fail n2 "$cg"
   kill -KILL "$(cat /run/slurmd-n2.pid)"
   for p in /proc/[0-9]*; do
     grep -qas "slurmstepd: \[$job\." "$p/cmdline" && kill -KILL "${p#/proc/}" 2>/dev/null || true

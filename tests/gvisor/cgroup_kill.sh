@@ -13,12 +13,17 @@ cgroup_for_kill() {
 }
 
 # A v1 freeze can stay FREEZING for a while on a loaded host: asked again every 10 ms, for 30 s.
+# Every 50th try the cgroup is thawed for 10 ms first, as runc's and CRIU's v1 freezers do
+# (runc#2791): asking again alone can stay FREEZING for good (seen here with a docker client's
+# thread runnable in __refrigerator for the whole 30 s), a thaw and a new freeze then succeed.
 # Given up, the cgroup is thawed before the test fails: a freeze that completes late would
 # otherwise leave the job's processes (slurmstepd among them) frozen for good, and the node with it.
 cgroup_freeze() {
-  local cg=$1 until=$((SECONDS + 30))
+  local cg=$1 until=$((SECONDS + 30)) try=0
   while [ "$SECONDS" -lt "$until" ]; do
     if [ -f "$cg/freezer.state" ]; then
+      try=$((try + 1))
+      [ $((try % 50)) != 0 ] || { echo THAWED > "$cg/freezer.state"; sleep 0.01; }
       echo FROZEN > "$cg/freezer.state"
       [ "$(cat "$cg/freezer.state")" = FROZEN ] && return 0
     else
@@ -27,8 +32,25 @@ cgroup_freeze() {
     fi
     sleep 0.01
   done
+  local stuck
+  stuck=$(cgroup_threads "$cg")
   cgroup_thaw "$cg"
-  fail "the cgroup $cg did not freeze within 30 s (thawed again)"
+  fail "the cgroup $cg did not freeze within 30 s (thawed again); its threads: $stuck"
+}
+
+# "pid/tid comm state wchan" of each thread of the cgroup, for a freeze that did not complete. A
+# frozen thread reads as state D where it slept (Linux 6.1's freezer), so a thread in R or S is one
+# the freeze has not reached; its kernel stack's first frames say where it is.
+cgroup_threads() {
+  local p t state
+  for p in $(cgroup_procs "$1"); do
+    for t in /proc/"$p"/task/*; do
+      state=$(sed 's/.*) //' "$t/stat" 2>/dev/null | cut -d' ' -f1)
+      printf '%s/%s %s %s %s' "$p" "${t##*/}" "$(cat "$t/comm" 2>/dev/null)" "$state" "$(cat "$t/wchan" 2>/dev/null)"
+      [ "$state" = D ] || printf ' [%s]' "$(head -n 3 "$t/stack" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')"
+      printf '; '
+    done
+  done
 }
 
 cgroup_thaw() { if [ -f "$1/freezer.state" ]; then echo THAWED > "$1/freezer.state"; else echo 0 > "$1/cgroup.freeze"; fi; }
@@ -37,16 +59,26 @@ cgroup_thaw() { if [ -f "$1/freezer.state" ]; then echo THAWED > "$1/freezer.sta
 cgroup_procs() { find "$1" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -un; }
 
 # Freezes (unless already frozen), SIGKILLs every process, thaws, and waits until none is left.
-# Prints how many it killed.
+# Prints how many it killed; a cgroup with none left to kill fails (what the test meant to kill had
+# ended first). Called as n=$(cgroup_kill_all CG) || fail "$n": its failure is its output.
 cgroup_kill_all() {
   local cg=$1 n=0 p
   [ "$(cat "$cg/freezer.state" 2>/dev/null)" = FROZEN ] || grep -q 'frozen 1' "$cg/cgroup.events" 2>/dev/null || cgroup_freeze "$cg"
   for p in $(cgroup_procs "$cg"); do kill -9 "$p" 2>/dev/null && n=$((n + 1)); done
   cgroup_thaw "$cg"
+  [ "$n" -gt 0 ] || fail "no process of $cg was left to kill"
   local until=$((SECONDS + 10))
   while [ -n "$(cgroup_procs "$cg")" ] && [ "$SECONDS" -lt "$until" ]; do sleep 0.05; done
   [ -z "$(cgroup_procs "$cg")" ] || fail "processes survived the cgroup kill: $(cgroup_procs "$cg" | tr '\n' ' ')"
   echo "$n"
+}
+
+# cgroup_kill_all CG, with WHAT (one word) before its count: "WHAT: killed N processes of CG at
+# once". Called directly, never in $(...): its failure must end the test, not become its output.
+cgroup_kill_all_or_fail() {
+  local n
+  n=$(cgroup_kill_all "$2") || { echo "$n"; exit 1; }
+  echo "$1: killed $n processes of $2 at once"
 }
 
 # The cgroup directory of Slurm job JOB (proctrack/cgroup), under node NODE's tree when given
@@ -80,8 +112,10 @@ expect_bounded_by_deadlines() {
   local allowed=$1 until=$(( $(date +%s) + $2 )) give_up=$((SECONDS + $2 + $1 + 60)) listed now name state created after
   bounded_seen=
   while [ "$SECONDS" -lt "$give_up" ]; do
-    listed=$(tool_containers)
+    # The clock read first: a listing slow to answer (a stalled daemon) shows what was there at some
+    # moment after it, so a container is at least now - deadline late, never less.
     now=$(date +%s)
+    listed=$(tool_containers)
     [ -z "$listed" ] && [ "$now" -ge "$until" ] && return 0
     while read -r name state created after; do
       [ -n "$name" ] || continue
