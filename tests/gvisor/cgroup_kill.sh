@@ -60,7 +60,7 @@ cgroup_procs() { find "$1" -name cgroup.procs -exec cat {} + 2>/dev/null | sort 
 
 # Freezes (unless already frozen), SIGKILLs every process, thaws, and waits until none is left.
 # Prints how many it killed; a cgroup with none left to kill fails (what the test meant to kill had
-# ended first). Called as n=$(cgroup_kill_all CG) || fail "$n": its failure is its output.
+# ended first). Inside $(...) its failure is its output: tests call cgroup_kill_all_or_fail.
 cgroup_kill_all() {
   local cg=$1 n=0 p
   [ "$(cat "$cg/freezer.state" 2>/dev/null)" = FROZEN ] || grep -q 'frozen 1' "$cg/cgroup.events" 2>/dev/null || cgroup_freeze "$cg"

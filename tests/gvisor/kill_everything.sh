@@ -9,7 +9,8 @@
 # Where a stage is a moment inside the tool, the tool stops itself there (a dev build's test-only
 # hold point, PLB_SANDBOX_TEST_STOP_AT: test_holds.sh) and the test acts on the stopped tool instead
 # of racing it. The run's container is told from the preflight's probe by its name (the --name of
-# the docker client that mounts the script), never by a label's value.
+# the docker client that mounts the script), never by a label's value; only at cleanup's hold,
+# where the client is gone and the probe removed, is it the one container the tool owns.
 #   preflight   the gVisor probe container exists (the run uses an image of the test's own, so no
 #               proof is cached for it and the host's cache is left alone): the warden removes it at
 #               its own deadline (creation + 30 s + 60 s + 10 s)
@@ -169,9 +170,9 @@ case "$stage" in
   start) wait_held "$tool_pid" "$reach"; wait_for named ;;
   streaming|reaper|warden) wait_held "$tool_pid" "$reach"; wait_for named; running_listed || fail "the run's container $name is not running at the hold: $(containers)" ;;
   # The client lives a second or two and is reaped before the hold: a loaded test can miss it. At the
-  # hold the run's container is then the only one the tool owns (its probe, if any, is removed).
+  # hold the run's container is the only one the tool owns (its probe, if any, is removed).
   cleanup) wait_held "$tool_pid" "$reach"
-    name=$(run_name); [ -n "$name" ] || name=$(sandbox_names_of "$tool_pid")
+    name=$(sandbox_names_of "$tool_pid")
     [ "$(wc -w <<<"$name")" = 1 ] || fail "not one container of the tool's at the hold: '$name'"
     listed || fail "the run's container $name is not listed at the hold: $(containers)" ;;
   *) fail "unknown stage" ;;
