@@ -69,7 +69,7 @@ cgroup_kill_all() {
   [ "$n" -gt 0 ] || fail "no process of $cg was left to kill"
   local until=$((SECONDS + 10))
   while [ -n "$(cgroup_procs "$cg")" ] && [ "$SECONDS" -lt "$until" ]; do sleep 0.05; done
-  [ -z "$(cgroup_procs "$cg")" ] || fail "processes survived the cgroup kill: $(cgroup_procs "$cg" | tr '\n' ' ')"
+  [ -z "$(cgroup_procs "$cg")" ] || fail "processes survived the cgroup kill: $(cgroup_threads "$cg")"
   echo "$n"
 }
 
