@@ -13,6 +13,7 @@
 #include "runner/container/sweep.hpp"
 #include "runner/engine/docker_engine.hpp"
 #include "runner/host/doctor.hpp"
+#include "runner/host/unconfirmed_removals.hpp"
 #include "runner/host/warden.hpp"
 #include "runner/score/bundle_snapshot.hpp"
 #include "runner/score/explain.hpp"
@@ -47,6 +48,7 @@ using runner::render_warden_status;
 using runner::score_checked;  // sandbox-score's run of the request its flags made, checked once
 using runner::score_request;
 using runner::sweep_orphans;
+using runner::unconfirmed_removals;      // the warden's removals whose answer a stall lost
 using runner::verify_differs_exit_code;  // `verify`: the re-run and its words
 using runner::verify_mismatch_table;
 using runner::verify_options;

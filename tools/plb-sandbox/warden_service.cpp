@@ -45,6 +45,7 @@ struct pass_memory {
   first_sightings seen;
   std::string failing;  // the last list failure logged, empty while the list reads
   std::uint64_t left_out = 0;
+  unconfirmed_removals unconfirmed;
 };
 
 unique_fd listen_on(const std::string& socket_path) {
@@ -96,6 +97,14 @@ std::string seconds_text(std::int64_t ms) {
   return std::to_string(ms / 1000) + "." + frac.substr(1);
 }
 
+// A container whose removal went unanswered (a lost answer, an error) and is now gone: the warden's
+// removal, as far as the daemon can tell, and logged as one, so each container's end is recorded.
+void log_unconfirmed_gone(const unconfirmed_removals::removal& r, shared_state& state, const char* how) {
+  state.removed.fetch_add(1);
+  log_line("removed " + r.name + ": " + seconds_text(r.ms_past) + " s past its deadline when first asked (" + how +
+           ", after a removal the daemon did not confirm)");
+}
+
 // One look at the daemon: every overdue container of the tool's is removed (a running one is
 // killed by the forced removal). A container that could not be removed is tried again next pass.
 void pass(const docker_engine& engine, shared_state& state, pass_memory& memory) {
@@ -113,6 +122,7 @@ void pass(const docker_engine& engine, shared_state& state, pass_memory& memory)
              std::to_string(max_listed_containers) + ": judged once the " + std::to_string(listed->containers.size()) +
              " kept (the tool's own, the first due first) are gone");
   memory.left_out = listed->left_out;
+  for (const auto& r : memory.unconfirmed.gone(*listed)) log_unconfirmed_gone(r, state, "the list no longer holds it");
   const warden_clock now = read_warden_clock();
   memory.seen.note(listed->containers, now.monotonic_ms);
   learn_creations(engine, listed->containers, now, memory.seen);
@@ -122,9 +132,14 @@ void pass(const docker_engine& engine, shared_state& state, pass_memory& memory)
     if (!removed) {
       stuck += o.ms_past >= warden_stuck_ms ? 1 : 0;
       log_line("could not remove " + o.name + " (" + removed.error().message() + "); retrying");
+      memory.unconfirmed.failed(o);
       continue;
     }
-    if (!*removed) continue;  // gone meanwhile
+    const auto was_unconfirmed = memory.unconfirmed.confirmed(o.name);
+    if (!*removed) {  // gone meanwhile: an earlier removal's, if one went unanswered
+      if (was_unconfirmed) log_unconfirmed_gone(*was_unconfirmed, state, "the daemon no longer has it");
+      continue;
+    }
     state.removed.fetch_add(1);
     log_line("removed " + o.name + ": " + seconds_text(o.ms_past) + " s past its deadline");
   }
