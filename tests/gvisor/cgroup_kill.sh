@@ -58,7 +58,8 @@ cgroup_thaw() { if [ -f "$1/freezer.state" ]; then echo THAWED > "$1/freezer.sta
 # Every process of the cgroup and its children, once each.
 cgroup_procs() { find "$1" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -un; }
 
-# Freezes (unless already frozen), SIGKILLs every process, thaws, and waits until none is left.
+# Freezes (unless already frozen), SIGKILLs every process, thaws, and waits until none is left (up
+# to 30 s: this VM's stalls, `workqueue lockup` in dmesg, have held both CPUs for 40 s and more).
 # Prints how many it killed; a cgroup with none left to kill fails (what the test meant to kill had
 # ended first). Inside $(...) its failure is its output: tests call cgroup_kill_all_or_fail.
 cgroup_kill_all() {
@@ -67,7 +68,7 @@ cgroup_kill_all() {
   for p in $(cgroup_procs "$cg"); do kill -9 "$p" 2>/dev/null && n=$((n + 1)); done
   cgroup_thaw "$cg"
   [ "$n" -gt 0 ] || fail "no process of $cg was left to kill"
-  local until=$((SECONDS + 10))
+  local until=$((SECONDS + 30))
   while [ -n "$(cgroup_procs "$cg")" ] && [ "$SECONDS" -lt "$until" ]; do sleep 0.05; done
   [ -z "$(cgroup_procs "$cg")" ] || fail "processes survived the cgroup kill: $(cgroup_threads "$cg")"
   echo "$n"
@@ -129,14 +130,12 @@ expect_bounded_by_deadlines() {
 }
 
 # Each container in $bounded_seen was removed by the warden (its log says so): nothing else of the
-# tool was left to do it. A removal whose answer a stalled daemon lost counts too: the warden logs
-# "could not remove NAME (cannot talk to the Docker daemon ...)", the daemon did remove it, and the
-# next pass no longer lists it (seen in a label run during one of this VM's stalls).
+# tool was left to do it. A removal whose answer a stalled daemon lost is logged "removed" too, once
+# the warden sees the container gone (unconfirmed_removals.hpp).
 expect_removed_by_warden() {
   local name
   for name in $bounded_seen; do
-    grep -qE "plb-sandbox warden: (removed $name: |could not remove $name \(cannot talk to the Docker daemon)" \
-      /var/log/plb-sandbox-warden.log ||
+    grep -q "plb-sandbox warden: removed $name: " /var/log/plb-sandbox-warden.log ||
       fail "the warden's log does not record removing $name: $(tail -n 3 /var/log/plb-sandbox-warden.log)"
   done
 }

@@ -11,9 +11,10 @@
 # of racing it. The run's container is told from the preflight's probe by its name (the --name of
 # the docker client that mounts the script), never by a label's value; only at cleanup's hold,
 # where the client is gone and the probe removed, is it the one container the tool owns.
-#   preflight   the gVisor probe container exists (the run uses an image of the test's own, so no
-#               proof is cached for it and the host's cache is left alone): the warden removes it at
-#               its own deadline (creation + 30 s + 60 s + 10 s)
+#   preflight   the gVisor probe container has started (hold started: with an image of the test's
+#               own no proof is cached, so the probe is the first container the tool sees start, and
+#               the host's cache is left alone; the probe lives under a second, too short to race):
+#               the warden removes it at its own deadline (creation + 30 s + 60 s + 10 s)
 #   preflight_sweep  the same kill; then a sweep removes the probe as the tool's own at once
 #   create      the daemon has created the run's container (its create event, from a window opened
 #               before the tool starts, so a late subscription misses nothing); the script sleeps
@@ -139,7 +140,7 @@ case "$stage" in
      $side_by_side || [ -z "$(containers)" ] || fail "the warming run left containers: $(containers)" ;;
 esac
 hold=
-case "$stage" in start) hold=gate-opened ;; streaming|reaper|warden) hold=started ;; cleanup) hold=reaped ;; esac
+case "$stage" in start) hold=gate-opened ;; preflight*|streaming|reaper|warden) hold=started ;; cleanup) hold=reaped ;; esac
 # The daemon's create events for the create stage, from a stamp taken before the tool starts: the
 # daemon replays what came after it, however late the subscription (CI missed one under load).
 if [ "$stage" = create ]; then
@@ -164,7 +165,9 @@ client_runs() { [ -n "$(pid_named docker)" ]; }
 running_listed() { containers | awk -v n="$name" '$1 == n && $2 == "running"' | grep -q .; }
 listed() { containers | awk -v n="$name" '$1 == n' | grep -q .; }
 case "$stage" in
-  preflight|preflight_sweep) wait_for named; wait_for probe_listed ;;
+  # At the hold the run's client waits at its own gate for the proof, and the probe is listed.
+  preflight|preflight_sweep) wait_held "$tool_pid" "$reach"; wait_for named
+    probe_listed || fail "the hold was not the probe's: no container of the tool's but the run's ($name): $(containers)" ;;
   create) wait_for named; wait_for created_seen ;;
   client) wait_for client_runs ;;
   start) wait_held "$tool_pid" "$reach"; wait_for named ;;
