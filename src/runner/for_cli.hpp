@@ -15,6 +15,7 @@
 #include "runner/host/doctor.hpp"
 #include "runner/host/unconfirmed_removals.hpp"
 #include "runner/host/warden.hpp"
+#include "runner/host/warden_removals.hpp"
 #include "runner/score/bundle_snapshot.hpp"
 #include "runner/score/explain.hpp"
 #include "runner/score/request_check.hpp"
@@ -44,6 +45,7 @@ using runner::needing_exact_creation;  // the warden's creation times to the mil
 using runner::overdue;
 using runner::ping_warden;  // `warden --status`, and the service's status lines
 using runner::read_warden_clock;
+using runner::removals_in_flight;  // the warden's removals, each on a thread of its own
 using runner::render_warden_status;
 using runner::score_checked;  // sandbox-score's run of the request its flags made, checked once
 using runner::score_request;

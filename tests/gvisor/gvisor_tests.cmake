@@ -312,10 +312,10 @@ if(TARGET plb-sandbox)
   # removes an overdue sandbox (SERIAL: it stops the host's warden).
   plb_gvisor_test(NAME gvisor.deadline.warden_stopped_is_replaced LABELS deadline TIMEOUT 180 SERIAL
     COMMAND bash ${gvisor}/warden_stopped.sh $<TARGET_FILE:plb-sandbox> ${PROJECT_SOURCE_DIR}/ci/host)
-  # A removal whose answer is lost (the container's processes frozen, so the DELETE times out) is
-  # logged as removed once the container is gone. SERIAL: the warden's 10 s wait on it delays
-  # every other removal and makes the warden stale to every preflight.
-  plb_gvisor_test(NAME gvisor.deadline.warden_logs_a_removal_whose_answer_was_lost LABELS deadline TIMEOUT 180 SERIAL
+  # Two removals whose answers are lost (the containers' processes frozen, so the DELETEs time out)
+  # are asked in one pass, the warden stays fresh, and each is logged as removed once it is gone.
+  # Beside other tests: the removals hang on threads of their own (warden_removals.hpp).
+  plb_gvisor_test(NAME gvisor.deadline.warden_logs_a_removal_whose_answer_was_lost LABELS deadline TIMEOUT 180
     COMMAND bash ${gvisor}/warden_unanswered.sh $<TARGET_FILE:plb-sandbox>)
   # Issue 41 item 6: a warden of the test's own (its own socket, beside the host's) logs to a tmpfs
   # filled and freed: the lines resume, whole, and --status counts the refused ones. SERIAL: its

@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -42,10 +43,12 @@ struct shared_state {
 
 // What the passes remember from one to the next.
 struct pass_memory {
+  explicit pass_memory(const docker_engine& engine) : removals(engine) {}
   first_sightings seen;
   std::string failing;  // the last list failure logged, empty while the list reads
   std::uint64_t left_out = 0;
   unconfirmed_removals unconfirmed;
+  removals_in_flight removals;  // last: its threads are joined before the rest goes
 };
 
 unique_fd listen_on(const std::string& socket_path) {
@@ -105,9 +108,30 @@ void log_unconfirmed_gone(const unconfirmed_removals::removal& r, shared_state& 
            ", after a removal the daemon did not confirm)");
 }
 
+// The removals answered since the last pass, logged: a failure is retried by a later pass.
+void log_answers(shared_state& state, pass_memory& memory) {
+  for (auto& [o, removed] : memory.removals.take_answers()) {
+    if (!removed) {
+      log_line("could not remove " + o.name + " (" + removed.error().message() + "); retrying");
+      memory.unconfirmed.failed(o);
+      continue;
+    }
+    const auto was_unconfirmed = memory.unconfirmed.confirmed(o.name);
+    if (!*removed) {  // gone meanwhile: an earlier removal's, if one went unanswered
+      if (was_unconfirmed) log_unconfirmed_gone(*was_unconfirmed, state, "the daemon no longer has it");
+      continue;
+    }
+    state.removed.fetch_add(1);
+    log_line("removed " + o.name + ": " + seconds_text(o.ms_past) + " s past its deadline");
+  }
+}
+
 // One look at the daemon: every overdue container of the tool's is removed (a running one is
-// killed by the forced removal). A container that could not be removed is tried again next pass.
+// killed by the forced removal), each on a thread of its own (warden_removals.hpp), so that no
+// removal the daemon is slow to answer holds up another's or the passes. One that could not be
+// removed is asked again by a later pass.
 void pass(const docker_engine& engine, shared_state& state, pass_memory& memory) {
+  log_answers(state, memory);
   const auto listed = engine.list_labelled();
   if (!listed) {
     const std::string line = list_failure_line(listed.error());
@@ -122,28 +146,19 @@ void pass(const docker_engine& engine, shared_state& state, pass_memory& memory)
              std::to_string(max_listed_containers) + ": judged once the " + std::to_string(listed->containers.size()) +
              " kept (the tool's own, the first due first) are gone");
   memory.left_out = listed->left_out;
-  for (const auto& r : memory.unconfirmed.gone(*listed)) log_unconfirmed_gone(r, state, "the list no longer holds it");
+  for (const auto& r : memory.unconfirmed.gone(*listed)) {
+    if (memory.removals.asking(r.name))
+      memory.unconfirmed.failed({r.name, r.ms_past});  // a retry is in flight: its answer says
+    else
+      log_unconfirmed_gone(r, state, "the list no longer holds it");
+  }
   const warden_clock now = read_warden_clock();
   memory.seen.note(listed->containers, now.monotonic_ms);
   learn_creations(engine, listed->containers, now, memory.seen);
-  std::uint64_t stuck = 0;
-  for (const auto& o : overdue(listed->containers, now, memory.seen)) {
-    const auto removed = engine.remove(o.name);
-    if (!removed) {
-      stuck += o.ms_past >= warden_stuck_ms ? 1 : 0;
-      log_line("could not remove " + o.name + " (" + removed.error().message() + "); retrying");
-      memory.unconfirmed.failed(o);
-      continue;
-    }
-    const auto was_unconfirmed = memory.unconfirmed.confirmed(o.name);
-    if (!*removed) {  // gone meanwhile: an earlier removal's, if one went unanswered
-      if (was_unconfirmed) log_unconfirmed_gone(*was_unconfirmed, state, "the daemon no longer has it");
-      continue;
-    }
-    state.removed.fetch_add(1);
-    log_line("removed " + o.name + ": " + seconds_text(o.ms_past) + " s past its deadline");
-  }
-  state.stuck.store(stuck);
+  const auto due = overdue(listed->containers, now, memory.seen);
+  memory.removals.start(due);
+  state.stuck.store(static_cast<std::uint64_t>(
+      std::count_if(due.begin(), due.end(), [](const auto& o) { return o.ms_past >= warden_stuck_ms; })));
   state.last_pass.store(monotonic_ms());
 }
 
@@ -191,7 +206,7 @@ int run_warden(const std::string& socket_path) {
       "watching " + std::string(docker_socket) + " every " + std::to_string(warden_period.count()) + " ms; status on " +
       socket_path +
       (state.supervisor.load() ? "; supervised by pid " + std::to_string(state.supervisor.load()) : "; unsupervised"));
-  pass_memory memory;
+  pass_memory memory(engine);
   while (true) {
     const std::int64_t started = monotonic_ms();
     if (const long s = state.supervisor.load(); s != 0 && static_cast<long>(::getppid()) != s)

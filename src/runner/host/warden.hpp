@@ -12,8 +12,10 @@
 //   - the warden, started with dockerd (ci/host/setup-host, the package's systemd unit), lists the
 //     tool's containers once a period (bounded however many there are and whatever their labels
 //     carry: container_list_reader.hpp) and removes each one past its deadline, running or not,
-//     whatever became of the run that created it. It retries every period until the daemon
-//     confirms, and logs one line per container on stderr;
+//     whatever became of the run that created it, each removal on a thread of its own so that no
+//     slow one holds up another (warden_removals.hpp). It retries every period until the daemon
+//     confirms, and logs one line per container on stderr, a removal whose answer was lost too
+//     (unconfirmed_removals.hpp);
 //   - the deadline is also kept by the monotonic clock: a container is due at the earlier of
 //     creation + label (the daemon's wall clock) and first seen + label (this host's boot-time
 //     clock, which no clock step moves), so stepping the wall clock back postpones nothing;
