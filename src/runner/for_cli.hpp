@@ -31,6 +31,7 @@ using runner::digest_bundle;
 using runner::docker_engine;  // the warden's passes ask the daemon
 using runner::docker_socket;
 using runner::doctor;
+using runner::engine_error;
 using runner::explain;  // explain and its two renderings
 using runner::explanation;
 using runner::explanation_json;

@@ -18,38 +18,18 @@
 #include <ctime>
 #include <iostream>
 #include <thread>
+#include <unordered_set>
 
 #include "runner/for_cli.hpp"
 #include "support/failure.hpp"
 #include "support/file_io.hpp"
 #include "support/unix_address.hpp"
 #include "warden_daemon.hpp"
+#include "warden_pass.hpp"
 #include "warden_service.hpp"
 
 namespace plb::cli {
 namespace {
-
-std::int64_t monotonic_ms() noexcept {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-struct shared_state {
-  std::atomic<std::int64_t> last_pass{-1};  // monotonic ms of the last complete pass
-  std::atomic<std::uint64_t> removed{0};
-  std::atomic<std::uint64_t> stuck{0};  // at the last pass: overdue by warden_stuck_seconds, still there
-  std::atomic<long> supervisor{0};      // the supervisor's PID while it is this process's parent
-};
-
-// What the passes remember from one to the next.
-struct pass_memory {
-  explicit pass_memory(const docker_engine& engine) : removals(engine) {}
-  first_sightings seen;
-  std::string failing;  // the last list failure logged, empty while the list reads
-  std::uint64_t left_out = 0;
-  unconfirmed_removals unconfirmed;
-  removals_in_flight removals;  // last: its threads are joined before the rest goes
-};
 
 unique_fd listen_on(const std::string& socket_path) {
   const auto address = unix_address(socket_path);
@@ -64,7 +44,7 @@ unique_fd listen_on(const std::string& socket_path) {
 
 // Answers every connection with the status line and closes it; a client that does not read
 // costs at most the send timeout.
-void answer(int listener, const shared_state& state) {
+void answer(int listener, const warden_state& state) {
   while (true) {
     const int c = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (c < 0) {
@@ -76,90 +56,26 @@ void answer(int listener, const shared_state& state) {
     const timeval tv{1, 0};
     ::setsockopt(client.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     const std::int64_t last = state.last_pass.load();
-    warden_status s{static_cast<long>(::getpid()), last < 0 ? -1 : monotonic_ms() - last,
+    warden_status s{static_cast<long>(::getpid()), last < 0 ? -1 : warden_monotonic_ms() - last,
                     state.removed.load(),          state.stuck.load(),
                     state.supervisor.load(),       log_lines_failed()};
     (void)write_all(client.get(), render_warden_status(s));
   }
 }
 
-// The list's Created is whole seconds: a container within a second of its deadline is inspected
-// once for its Created to the nanosecond. One that cannot be inspected keeps the end of its listed
-// second (never early); one that is gone is not judged anyway.
-void learn_creations(const docker_engine& engine, const std::vector<labelled_container>& listed, warden_clock now,
-                     first_sightings& seen) {
-  for (const auto& c : needing_exact_creation(listed, now, seen)) {
-    const auto inspected = engine.inspect_container(c.name);
-    if (inspected && *inspected && (*inspected)->created_ns) seen.learn_creation(c, *(*inspected)->created_ns);
+// Until the next pass is due (a period after `started`) or a signal of `stop` comes (returned; 0
+// for none): the answers of the removals in flight are logged as they land, within 50 ms, so a
+// container's end is in the log by the time it is gone from the daemon's list.
+int wait_for_next_pass(const sigset_t& stop, std::int64_t started, warden_state& state, warden_pass_memory& memory) {
+  while (true) {
+    const std::int64_t left = warden_period.count() - (warden_monotonic_ms() - started);
+    if (left <= 0) return 0;
+    const std::int64_t slice = std::min<std::int64_t>(left, 50);
+    const timespec wait{0, static_cast<long>(slice) * 1'000'000};
+    const int s = ::sigtimedwait(&stop, nullptr, &wait);
+    if (s > 0) return s;
+    log_removal_answers(state, memory);
   }
-}
-
-// "1.234" for 1234 ms.
-std::string seconds_text(std::int64_t ms) {
-  const std::string frac = std::to_string(1000 + ms % 1000);
-  return std::to_string(ms / 1000) + "." + frac.substr(1);
-}
-
-// A container whose removal went unanswered (a lost answer, an error) and is now gone: the warden's
-// removal, as far as the daemon can tell, and logged as one, so each container's end is recorded.
-void log_unconfirmed_gone(const unconfirmed_removals::removal& r, shared_state& state, const char* how) {
-  state.removed.fetch_add(1);
-  log_line("removed " + r.name + ": " + seconds_text(r.ms_past) + " s past its deadline when first asked (" + how +
-           ", after a removal the daemon did not confirm)");
-}
-
-// The removals answered since the last pass, logged: a failure is retried by a later pass.
-void log_answers(shared_state& state, pass_memory& memory) {
-  for (auto& [o, removed] : memory.removals.take_answers()) {
-    if (!removed) {
-      log_line("could not remove " + o.name + " (" + removed.error().message() + "); retrying");
-      memory.unconfirmed.failed(o);
-      continue;
-    }
-    const auto was_unconfirmed = memory.unconfirmed.confirmed(o.name);
-    if (!*removed) {  // gone meanwhile: an earlier removal's, if one went unanswered
-      if (was_unconfirmed) log_unconfirmed_gone(*was_unconfirmed, state, "the daemon no longer has it");
-      continue;
-    }
-    state.removed.fetch_add(1);
-    log_line("removed " + o.name + ": " + seconds_text(o.ms_past) + " s past its deadline");
-  }
-}
-
-// One look at the daemon: every overdue container of the tool's is removed (a running one is
-// killed by the forced removal), each on a thread of its own (warden_removals.hpp), so that no
-// removal the daemon is slow to answer holds up another's or the passes. One that could not be
-// removed is asked again by a later pass.
-void pass(const docker_engine& engine, shared_state& state, pass_memory& memory) {
-  log_answers(state, memory);
-  const auto listed = engine.list_labelled();
-  if (!listed) {
-    const std::string line = list_failure_line(listed.error());
-    if (line != memory.failing) log_line(line);  // once per cause, not once a period
-    memory.failing = line;
-    return;
-  }
-  if (!memory.failing.empty()) log_line("the Docker daemon lists its containers again");
-  memory.failing.clear();
-  if (listed->left_out != memory.left_out && listed->left_out > 0)
-    log_line(std::to_string(listed->left_out) + " labelled container(s) past the list's bound of " +
-             std::to_string(max_listed_containers) + ": judged once the " + std::to_string(listed->containers.size()) +
-             " kept (the tool's own, the first due first) are gone");
-  memory.left_out = listed->left_out;
-  for (const auto& r : memory.unconfirmed.gone(*listed)) {
-    if (memory.removals.asking(r.name))
-      memory.unconfirmed.failed({r.name, r.ms_past});  // a retry is in flight: its answer says
-    else
-      log_unconfirmed_gone(r, state, "the list no longer holds it");
-  }
-  const warden_clock now = read_warden_clock();
-  memory.seen.note(listed->containers, now.monotonic_ms);
-  learn_creations(engine, listed->containers, now, memory.seen);
-  const auto due = overdue(listed->containers, now, memory.seen);
-  memory.removals.start(due);
-  state.stuck.store(static_cast<std::uint64_t>(
-      std::count_if(due.begin(), due.end(), [](const auto& o) { return o.ms_past >= warden_stuck_ms; })));
-  state.last_pass.store(monotonic_ms());
 }
 
 // The supervisor that started this warden, while it is still its parent (a supervisor names
@@ -198,7 +114,7 @@ int run_warden(const std::string& socket_path) {
   for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&stop, s);
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
-  static shared_state state;  // outlives the detached answering thread
+  static warden_state state;  // outlives the detached answering thread
   state.supervisor.store(supervisor_of_this());
   std::thread(answer, listener.get(), std::cref(state)).detach();
   const docker_engine engine(docker_socket, std::chrono::seconds(10));
@@ -206,16 +122,14 @@ int run_warden(const std::string& socket_path) {
       "watching " + std::string(docker_socket) + " every " + std::to_string(warden_period.count()) + " ms; status on " +
       socket_path +
       (state.supervisor.load() ? "; supervised by pid " + std::to_string(state.supervisor.load()) : "; unsupervised"));
-  pass_memory memory(engine);
+  warden_pass_memory memory(engine);
   while (true) {
-    const std::int64_t started = monotonic_ms();
+    const std::int64_t started = warden_monotonic_ms();
     if (const long s = state.supervisor.load(); s != 0 && static_cast<long>(::getppid()) != s)
       become_supervisor(socket_path, s);
     retry_log();  // a backlog the log refused (a full disk) goes out as soon as it can
-    pass(engine, state, memory);
-    const std::int64_t left = std::max<std::int64_t>(0, warden_period.count() - (monotonic_ms() - started));
-    const timespec wait{static_cast<time_t>(left / 1000), static_cast<long>(left % 1000) * 1'000'000};
-    const int s = ::sigtimedwait(&stop, nullptr, &wait);
+    warden_pass(engine, state, memory);
+    const int s = wait_for_next_pass(stop, started, state, memory);
     if (s == SIGTERM || s == SIGINT) break;
     if (s == SIGHUP) log_line("SIGHUP: still watching");
   }

@@ -2,13 +2,15 @@
 #include "runner/host/unconfirmed_removals.hpp"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 namespace plb::runner {
 
 void unconfirmed_removals::failed(const overdue_container& c) {
   for (const auto& r : pending_)
     if (r.name == c.name) return;  // the first ask's lateness is the one to report
-  pending_.push_back({c.name, c.ms_past});
+  if (pending_.size() < unconfirmed_removals_kept) pending_.push_back({c.name, c.ms_past});
 }
 
 std::optional<unconfirmed_removals::removal> unconfirmed_removals::confirmed(const std::string& name) {
@@ -21,10 +23,11 @@ std::optional<unconfirmed_removals::removal> unconfirmed_removals::confirmed(con
 
 std::vector<unconfirmed_removals::removal> unconfirmed_removals::gone(const container_list& listed) {
   std::vector<removal> out;
-  if (listed.left_out > 0) return out;
+  if (listed.left_out > 0 || pending_.empty()) return out;
+  std::unordered_set<std::string_view> names;
+  for (const auto& c : listed.containers) names.insert(c.name);
   std::erase_if(pending_, [&](removal& r) {
-    for (const auto& c : listed.containers)
-      if (c.name == r.name) return false;
+    if (names.contains(r.name)) return false;
     out.push_back(std::move(r));
     return true;
   });

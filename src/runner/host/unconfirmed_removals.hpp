@@ -3,6 +3,7 @@
 // that its log records every container's end, a removal whose answer was lost too.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,11 +15,17 @@
 
 namespace plb::runner {
 
-// The removals the daemon did not confirm (its answer lost in a stall, or an error), so that the
-// log records each such container's end: the first complete list without it says it is gone. A
-// removal whose answer a stalled daemon lost had left "could not remove" as its last line, though
-// the daemon removed it. Holds only names that were listed when they failed, and forgets each once
-// it is gone or confirmed removed, so no more than the list's bound.
+// At most this many remembered at once: past it, a lost answer's end goes unlogged (the container
+// is still removed; only the line is missing).
+inline constexpr std::size_t unconfirmed_removals_kept = 1024;
+
+// The removals whose answer was lost (the DELETE timed out or its connection broke: the daemon may
+// well have removed the container), so that the log records each such container's end: the first
+// complete list without it says it is gone. A removal whose answer a stalled daemon lost had left
+// "could not remove" as its last line, though the daemon removed it. An answer the daemon did give
+// (an error status) is not remembered: what removes such a container later is not the warden's
+// doing. Forgets each once it is gone or confirmed removed. Lost with the process: a warden
+// restarted meanwhile logs no end for what its predecessor asked.
 class unconfirmed_removals {
  public:
   struct removal {

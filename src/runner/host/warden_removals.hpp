@@ -5,15 +5,18 @@
 // kill) held up the removal of every other container due meanwhile, and the pass itself, so the
 // warden looked stale to every preflight: in a label run two sandboxes of a lost Slurm node were
 // asked 10 s apart, and a third container waited 10 s behind them. Here each removal runs on a
-// thread of its own, the passes go on once a period, and each answer is taken by the next pass: a
-// container is asked within one period of its deadline whatever the daemon does with the others.
+// thread of its own and the passes go on once a period. The slots go to the containers never asked
+// first, then to the one asked longest ago, so that however many removals keep failing, every due
+// container is asked in turn.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "runner/engine/docker_engine.hpp"
@@ -26,22 +29,23 @@ namespace plb::runner {
 inline constexpr std::size_t warden_removals_at_once = 16;
 
 struct removal_answer {
-  overdue_container container;
+  overdue_container container;  // as it was when asked: its lateness is the ask's
   engine_result<bool> removed;  // true: removed; false: already gone; an error: not confirmed
 };
 
 class removals_in_flight {
  public:
   explicit removals_in_flight(const docker_engine& engine, std::size_t at_once = warden_removals_at_once);
-  ~removals_in_flight();  // waits for those in flight: each at most the engine's timeout
+  ~removals_in_flight();  // waits for those in flight (each at most the transport's few timeouts)
   removals_in_flight(const removals_in_flight&) = delete;
   removals_in_flight& operator=(const removals_in_flight&) = delete;
 
-  // Starts a forced removal of each container of `due` that is not in flight already, while fewer
-  // than `at_once` are; how many it started. One whose thread cannot be had waits for a later pass.
+  // Starts a forced removal of containers of `due` not in flight already, while fewer than
+  // `at_once` are: those never asked first, then the one asked longest ago; how many it started.
+  // What `due` no longer holds is forgotten. One whose thread cannot be had waits for a later pass.
   std::size_t start(const std::vector<overdue_container>& due);
-  // The answers that arrived since the last call, in the order they were started; their names may be
-  // started again.
+  // The answers that arrived since the last call, in the order they were started; their names may
+  // be started again.
   std::vector<removal_answer> take_answers();
   std::size_t in_flight() const;
   bool asking(const std::string& name) const;  // a removal of `name` is in flight
@@ -50,8 +54,10 @@ class removals_in_flight {
   struct flight;
   const docker_engine& engine_;
   std::size_t at_once_;
+  std::uint64_t asks_ = 0;                                // under lock_: the count of removals started
+  std::unordered_map<std::string, std::uint64_t> asked_;  // under lock_: each due name's last ask
   mutable std::mutex lock_;
-  std::vector<std::unique_ptr<flight>> flights_;  // under lock_
+  std::vector<std::unique_ptr<flight>> flights_;  // under lock_; room for at_once_ kept from the start
 };
 
 }  // namespace plb::runner

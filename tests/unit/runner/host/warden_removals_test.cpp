@@ -124,5 +124,24 @@ TEST(WardenRemovals, AnUnreachableDaemonIsAnErrorForEach) {
   EXPECT_EQ(removals.start({}), 0u);
 }  // the destructor waits for the three still in flight
 
+// However many removals keep failing, every due container is asked in turn: the one slot goes to
+// those never asked first, then to the one asked longest ago.
+TEST(WardenRemovals, FailingRemovalsLeaveTheirSlotsInTurn) {
+  const docker_engine engine("/nonexistent/docker.sock", std::chrono::seconds(2));
+  removals_in_flight removals(engine, 1);
+  std::string asked;
+  for (int pass = 0; pass < 5; ++pass) {
+    ASSERT_EQ(removals.start(due(3)), 1u);
+    const auto answers = all_answers(removals, 1);
+    ASSERT_EQ(answers.size(), 1u);
+    asked += answers[0].container.name.back();
+  }
+  EXPECT_EQ(asked, "01201") << "0 first (the list's order), then 1 and 2 never asked, then the oldest ask";
+  ASSERT_EQ(removals.start({due(3)[2]}), 1u) << "a container no longer due is forgotten";
+  ASSERT_EQ(all_answers(removals, 1).size(), 1u);
+  ASSERT_EQ(removals.start(due(3)), 1u);
+  EXPECT_EQ(all_answers(removals, 1)[0].container.name, "plb-sandbox-0") << "0 and 1 forgotten: never asked again";
+}
+
 }  // namespace
 }  // namespace plb::runner
