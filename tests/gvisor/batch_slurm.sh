@@ -56,7 +56,8 @@ interrupt)
   kill -INT $pid
   rc=0; wait $pid || rc=$?
   [ $rc = 130 ] || fail "exit $rc, expected 130"
-  [ -z "$(squeue -h -n plb-sandbox-batch)" ] || fail "the job array is still queued"
+  job=$(cat "$out/slurm/job-id")
+  [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "the job array $job is still queued: $(squeue -h -j "$job")"
   no_containers_left
   [ "$(grep -c ',interrupted,' "$out/batch-summary.csv")" = 4 ] || fail "$(cat "$out/batch-summary.csv")"
   echo "PASS: SIGINT cancels the job array and its sandboxes" ;;
@@ -180,8 +181,9 @@ workers_lost)
   # The killed run's directory (its tool could not remove it): the held lock let go, then a sweep
   # removes it, as README says (release_locks runs `sweep`).
   release_locks "$tool"
-  for _ in $(seq 100); do [ -z "$(squeue -h -n plb-sandbox-batch)" ] && break; sleep 0.2; done
-  [ -z "$(squeue -h -n plb-sandbox-batch)" ] || fail "still queued: $(squeue -h -n plb-sandbox-batch)"
+  jobs="$first,$(cat "$out/slurm/job-id")"
+  for _ in $(seq 100); do [ -z "$(squeue -h -j "$jobs" 2>/dev/null)" ] && break; sleep 0.2; done
+  [ -z "$(squeue -h -j "$jobs" 2>/dev/null)" ] || fail "still queued: $(squeue -h -j "$jobs")"
   no_containers_left
   echo "PASS: the batch's only worker lost; a new array ran the lines it left, each once" ;;
 never_scheduled)
@@ -197,7 +199,9 @@ never_scheduled)
   grep -q 'would never start the workers of job [0-9]* (pending: PartitionConfig)' "$out/batch-summary.csv" \
     || fail "no reason in the summary: $(cat "$out/batch-summary.csv")"
   echo "gave up after $(( $(date +%s) - began )) s"
-  [ -z "$(squeue -h -n plb-sandbox-batch)" ] || fail "the job is still queued: $(squeue -h -n plb-sandbox-batch)"
+  # Its own job only: the case before may still be ending its own (Slurm lists a job until it is done).
+  job=$(cat "$out/slurm/job-id")
+  [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "the job $job is still queued: $(squeue -h -j "$job")"
   no_containers_left
   echo "PASS: a job array the cluster would never start ends host_refused, with Slurm's reason" ;;
 local_only_dir)

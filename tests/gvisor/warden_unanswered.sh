@@ -15,7 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
 tool=$1
 readonly log=/var/log/plb-sandbox-warden.log due=20
 api() { curl -sf --unix-socket /var/run/docker.sock "$@"; }
-names=() cgs=()
+names=() cgs=() created=()
 cleanup() {
   set +e  # every step runs, whatever the one before it did
   local cg name
@@ -28,7 +28,9 @@ status=$("$tool" warden --status) || fail "no warden answers: $status"
 pid=$(sed -n 's/^plb-sandbox-warden pid=\([0-9]*\) .*/\1/p' <<<"$status")
 [ "$(readlink -f "/proc/$pid/exe")" = "$(readlink -f "$tool")" ] || fail "the warden (pid $pid) is not $tool's: ci/host/start-warden $tool"
 log_from=$(($(stat -c %s "$log") + 1))
-logged() { tail -c +"$log_from" "$log"; }
+# The log since the test began; `|| true`: a reader that stops early (grep -q, -m1) must not turn
+# tail's SIGPIPE into a failed pipeline under pipefail.
+logged() { tail -c +"$log_from" "$log" || true; }
 
 for i in 0 1; do
   names[i]=plb-sandbox-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -36,7 +38,9 @@ for i in 0 1; do
 done
 for i in 0 1; do
   api -X POST "http://docker/v1.41/containers/${names[i]}/start" >/dev/null || fail "could not start ${names[i]}"
-  id=$(timeout 30 docker inspect -f '{{.Id}}' "${names[i]}") || fail "cannot inspect ${names[i]}"
+  # Read before the freeze: once a removal hangs, an inspection waits on the container's lock.
+  read -r id made < <(timeout 30 docker inspect -f '{{.Id}} {{.Created}}' "${names[i]}") || fail "cannot inspect ${names[i]}"
+  created[i]=$(date -d "$made" +%s)
   cg=$CGROUP_ROOT/freezer/docker/$id
   [ -d "$cg" ] || cg=$CGROUP_ROOT/system.slice/docker-$id.scope  # cgroup v2, systemd driver
   [ -d "$cg" ] || cg=$CGROUP_ROOT/docker/$id                      # cgroup v2, cgroupfs driver
@@ -49,12 +53,14 @@ for i in 0 1; do
   [ "$(logged | grep -c "${names[i]}")" = 0 ] || fail "the warden acted on ${names[i]} before its deadline: $(logged | tail -n 3)"
 done
 
-# Whether the daemon still has NAME, from its list: an inspection waits on the container's lock,
-# which the removal in flight holds.
-listed() {
-  api -m 10 "http://docker/v1.41/containers/json?all=1&filters=%7B%22name%22%3A%5B%22%5E%2F$1%24%22%5D%7D" | jq -e 'length == 1' >/dev/null
+# How many containers named NAME the daemon lists (0 or 1), from its list: an inspection waits on
+# the container's lock, which the removal in flight holds. A list that does not answer fails.
+count_listed() {
+  api -m 10 "http://docker/v1.41/containers/json?all=1&filters=%7B%22name%22%3A%5B%22%5E%2F$1%24%22%5D%7D" | jq -e length
 }
-asked_at() { logged | grep -m1 "plb-sandbox warden: could not remove $1 (" | cut -c1-20; }
+# The first failed removal of NAME the warden logged: its timestamp, for a lost answer only (a
+# timed-out DELETE: the transport's error, not a status the daemon answered).
+asked_at() { logged | grep -m1 "plb-sandbox warden: could not remove $1 (cannot talk to the Docker daemon" | cut -c1-20; }
 both_failed() { [ -n "$(asked_at "${names[0]}")" ] && [ -n "$(asked_at "${names[1]}")" ]; }
 # The status while both DELETEs hang: the passes go on.
 last_pass_ms=
@@ -65,20 +71,28 @@ watch_status() {
   both_failed
 }
 # Due at 20 s, each DELETE then waits 10 s; 30 s more on a loaded host.
-wait_until $((due + 40)) watch_status || fail "the warden did not log two failed removals: $(logged | tail -n 5)"
-for i in 0 1; do listed "${names[i]}" || fail "${names[i]} was removed while its processes were frozen"; done
+wait_until $((due + 40)) watch_status || fail "the warden did not log two removals that timed out: $(logged | tail -n 5)"
+for i in 0 1; do
+  n=$(count_listed "${names[i]}") || fail "the daemon does not list its containers"
+  [ "$n" = 1 ] || fail "${names[i]} was removed while its processes were frozen"
+done
+logged | grep "could not remove" || true
+# Each failure comes 10 s after its ask, and each ask within a pass of its deadline: the failures
+# are as far apart as the creations, and a second or two more (passes, the log's whole seconds).
+# One after another, the second came 10 s after the first.
 a=$(date -d "$(asked_at "${names[0]}")" +%s) b=$(date -d "$(asked_at "${names[1]}")" +%s)
-logged | grep "could not remove"
-gap=$((a > b ? a - b : b - a))
-[ "$gap" -le 4 ] || fail "the two removals failed $gap s apart: asked one after the other, not in one pass"
+gap=$((a > b ? a - b : b - a)) apart=$((created[0] > created[1] ? created[0] - created[1] : created[1] - created[0]))
+[ "$gap" -le $((apart + 3)) ] || fail "the two removals failed $gap s apart (created $apart s apart): asked one after the other"
+(( a - created[0] >= due + 8 )) || fail "the first removal failed $((a - created[0] - due)) s after its deadline: not a DELETE that waited its 10 s"
 [ -n "$last_pass_ms" ] && [ "$last_pass_ms" -lt 5000 ] ||
   fail "the warden's passes stalled behind the removals: last-pass-ms reached ${last_pass_ms:-none}"
-echo "both removals asked together (failed $gap s apart); the oldest pass while they hung: $last_pass_ms ms"
+echo "both removals asked together (failed $gap s apart, created $apart s apart); the oldest pass while they hung: $last_pass_ms ms"
 for cg in "${cgs[@]}"; do cgroup_thaw "$cg"; done
 
 for i in 0 1; do
   name=${names[i]}
-  wait_until 30 eval '! listed "$name"' || fail "$name remains 30 s after its processes were thawed"
+  gone() { [ "$(count_listed "$name")" = 0 ]; }
+  wait_until 30 gone || fail "$name remains 30 s after its processes were thawed"
   recorded() { logged | grep -q "plb-sandbox warden: removed $name: "; }
   wait_until 10 recorded || fail "$name is gone, but the warden's log does not record its end: $(logged | tail -n 5)"
   logged | grep -m1 "removed $name: "
