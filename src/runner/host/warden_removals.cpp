@@ -38,6 +38,7 @@ std::size_t removals_in_flight::start(const std::vector<overdue_container>& due)
   asked_.swap(still);
   // Never asked (0) first, then the one asked longest ago; a tie keeps the list's order.
   std::vector<const overdue_container*> order;
+  order.reserve(due.size());
   for (const auto& c : due) order.push_back(&c);
   const auto last_ask = [&](const overdue_container* c) {
     const auto it = asked_.find(c->name);
