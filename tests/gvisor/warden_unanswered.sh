@@ -39,7 +39,9 @@ done
 for i in 0 1; do
   api -X POST "http://docker/v1.41/containers/${names[i]}/start" >/dev/null || fail "could not start ${names[i]}"
   # Read before the freeze: once a removal hangs, an inspection waits on the container's lock.
-  read -r id made < <(timeout 30 docker inspect -f '{{.Id}} {{.Created}}' "${names[i]}") || fail "cannot inspect ${names[i]}"
+  inspected=$(timeout 30 docker inspect -f '{{.Id}} {{.Created}}' "${names[i]}") || fail "cannot inspect ${names[i]}"
+  read -r id made <<<"$inspected"
+  [ -n "$id" ] && [ -n "$made" ] || fail "no ID and creation time for ${names[i]}: '$inspected'"
   created[i]=$(date -d "$made" +%s)
   cg=$CGROUP_ROOT/freezer/docker/$id
   [ -d "$cg" ] || cg=$CGROUP_ROOT/system.slice/docker-$id.scope  # cgroup v2, systemd driver

@@ -2,6 +2,8 @@
 #include "warden_pass.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "warden_log.hpp"
@@ -37,26 +39,30 @@ void log_unconfirmed_gone(const unconfirmed_removals::removal& r, warden_state& 
 }  // namespace
 
 // The removals answered since the last call, logged: a failure is asked again by a later pass. A
-// lost answer (unreachable: the DELETE timed out or its connection broke) is remembered, so that
-// the container's end is logged when a list no longer holds it. A removal confirmed after earlier
-// failures says how late the first ask was: that is the warden's part of the bound.
+// lost answer (engine_error::answer_lost) is remembered, so that the container's end is logged when
+// a list no longer holds it. A removal confirmed after a failed one says how late the first ask
+// was (that is the warden's part of the bound) and that it was asked again.
 void log_removal_answers(warden_state& state, warden_pass_memory& memory) {
   for (auto& [o, removed] : memory.removals.take_answers()) {
     if (!removed) {
       log_line("could not remove " + o.name + " (" + removed.error().message() + "); retrying");
-      if (removed.error().what == engine_error::kind::unreachable) memory.unconfirmed.failed(o);
-      memory.failing_removals.insert(o.name);
+      if (removed.error().answer_lost) memory.unconfirmed.failed(o);
+      memory.failing_removals.try_emplace(o.name, o.ms_past);  // the first failed ask's lateness kept
       continue;
     }
-    memory.failing_removals.erase(o.name);
+    std::optional<std::int64_t> first_failed;
+    if (const auto it = memory.failing_removals.find(o.name); it != memory.failing_removals.end()) {
+      first_failed = it->second;
+      memory.failing_removals.erase(it);
+    }
     const auto was_unconfirmed = memory.unconfirmed.confirmed(o.name);
     if (!*removed) {  // gone meanwhile: an earlier removal's, if one went unanswered
       if (was_unconfirmed) log_unconfirmed_gone(*was_unconfirmed, state, "the daemon no longer has it");
       continue;
     }
     state.removed.fetch_add(1);
-    if (was_unconfirmed)
-      log_line("removed " + o.name + ": " + seconds_text(was_unconfirmed->ms_past) +
+    if (first_failed)
+      log_line("removed " + o.name + ": " + seconds_text(*first_failed) +
                " s past its deadline when first asked (asked again after a removal the daemon did not confirm)");
     else
       log_line("removed " + o.name + ": " + seconds_text(o.ms_past) + " s past its deadline");
@@ -89,14 +95,17 @@ void warden_pass(const docker_engine& engine, warden_state& state, warden_pass_m
   memory.seen.note(listed->containers, now.monotonic_ms);
   learn_creations(engine, listed->containers, now, memory.seen);
   const auto due = overdue(listed->containers, now, memory.seen);
+  log_removal_answers(state, memory);  // those that landed during the list free their slots
   memory.removals.start(due);
-  // Stuck: still due warden_stuck_seconds past its deadline, its last removal failed.
-  std::unordered_set<std::string> failing;
+  // Stuck: still due warden_stuck_seconds past its deadline, and its last removal failed or it is
+  // not being asked (no slot or no thread for it). Only a first ask still in flight is given time.
+  std::unordered_map<std::string, std::int64_t> failing;
   std::uint64_t stuck = 0;
   for (const auto& o : due) {
-    if (!memory.failing_removals.contains(o.name)) continue;
-    failing.insert(o.name);
-    stuck += o.ms_past >= warden_stuck_ms ? 1 : 0;
+    const auto it = memory.failing_removals.find(o.name);
+    if (it != memory.failing_removals.end()) failing.insert(*it);
+    const bool waiting = it != memory.failing_removals.end() || !memory.removals.asking(o.name);
+    stuck += waiting && o.ms_past >= warden_stuck_ms ? 1 : 0;
   }
   memory.failing_removals.swap(failing);
   state.stuck.store(stuck);

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "runner/for_cli.hpp"
 
@@ -33,8 +33,9 @@ struct warden_pass_memory {
   std::string failing;  // the last list failure logged, empty while the list reads
   std::uint64_t left_out = 0;
   unconfirmed_removals unconfirmed;
-  std::unordered_set<std::string> failing_removals;  // whose last answer was a failure, while due
-  removals_in_flight removals;                       // last: its threads are joined before the rest goes
+  // Due containers whose last removal failed, with the first failed ask's lateness (ms).
+  std::unordered_map<std::string, std::int64_t> failing_removals;
+  removals_in_flight removals;  // last: its threads are joined before the rest goes
 };
 
 // One look at the daemon: every overdue container of the tool's is removed (a running one is

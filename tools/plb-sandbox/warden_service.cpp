@@ -69,12 +69,13 @@ void answer(int listener, const warden_state& state) {
 int wait_for_next_pass(const sigset_t& stop, std::int64_t started, warden_state& state, warden_pass_memory& memory) {
   while (true) {
     const std::int64_t left = warden_period.count() - (warden_monotonic_ms() - started);
-    if (left <= 0) return 0;
-    const std::int64_t slice = std::min<std::int64_t>(left, 50);
+    // A pass that overran (a slow list) still takes a pending signal, with a wait of none.
+    const std::int64_t slice = std::clamp<std::int64_t>(left, 0, 50);
     const timespec wait{0, static_cast<long>(slice) * 1'000'000};
     const int s = ::sigtimedwait(&stop, nullptr, &wait);
     if (s > 0) return s;
     log_removal_answers(state, memory);
+    if (left <= 50) return 0;
   }
 }
 

@@ -21,6 +21,10 @@ struct engine_error {
   kind what = kind::unreachable;
   int status = 0;      // with unexpected_status
   std::string detail;  // what was wrong, in the tool's words
+  // With unreachable: the request was sent whole and its answer never came (a read that timed out
+  // or broke), so the daemon may have acted on it. A refused connection, or a write that failed,
+  // reached nothing.
+  bool answer_lost = false;
 
   std::string message() const;
 };

@@ -34,7 +34,8 @@ engine_result<engine_reply> engine_transport::request(method m, const std::strin
                                           : client.Delete(full, headers);
   if (!r)
     return engine_error{engine_error::kind::unreachable, 0,
-                        "cannot talk to the Docker daemon at " + socket_ + " (" + httplib::to_string(r.error()) + ")"};
+                        "cannot talk to the Docker daemon at " + socket_ + " (" + httplib::to_string(r.error()) + ")",
+                        r.error() == httplib::Error::Read};
   return engine_reply{r->status, r->body};
 }
 

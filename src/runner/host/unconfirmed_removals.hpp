@@ -19,13 +19,13 @@ namespace plb::runner {
 // is still removed; only the line is missing).
 inline constexpr std::size_t unconfirmed_removals_kept = 1024;
 
-// The removals whose answer was lost (the DELETE timed out or its connection broke: the daemon may
-// well have removed the container), so that the log records each such container's end: the first
-// complete list without it says it is gone. A removal whose answer a stalled daemon lost had left
-// "could not remove" as its last line, though the daemon removed it. An answer the daemon did give
-// (an error status) is not remembered: what removes such a container later is not the warden's
-// doing. Forgets each once it is gone or confirmed removed. Lost with the process: a warden
-// restarted meanwhile logs no end for what its predecessor asked.
+// The removals whose answer was lost (engine_error::answer_lost: the DELETE was sent and reading its
+// answer timed out or broke, so the daemon may well have removed the container), so that the log records each such
+// container's end: the first complete list without it says it is gone. A removal whose answer a stalled daemon lost had
+// left "could not remove" as its last line, though the daemon removed it. An answer the daemon did give (an error
+// status) is not remembered: what removes such a container later is not the warden's doing. Forgets each once it is
+// gone or confirmed removed. Lost with the process: a warden restarted meanwhile logs no end for what its predecessor
+// asked.
 class unconfirmed_removals {
  public:
   struct removal {

@@ -55,7 +55,8 @@ std::size_t removals_in_flight::start(const std::vector<overdue_container>& due)
     flight* const mine = f.get();
     try {
       // The thread writes only its own flight, under the lock; `this` outlives it (the destructor
-      // joins every thread). Nothing that can throw is left outside the try.
+      // joins every thread). What throws out here (out of memory) leaves before the flight is kept
+      // or its ask counted; the service's main reports it.
       f->thread = std::thread([this, mine]() noexcept {
         std::optional<engine_result<bool>> answer;
         try {
@@ -93,8 +94,9 @@ std::vector<removal_answer> removals_in_flight::take_answers() {
     if (f->answer)
       out.push_back({std::move(f->container), std::move(*f->answer)});
     else
+      // The DELETE may have gone out before the throw: as a lost answer, its container's end is logged.
       out.push_back({std::move(f->container),
-                     engine_error{engine_error::kind::bad_reply, 0, "the removal failed inside the tool"}});
+                     engine_error{engine_error::kind::unreachable, 0, "the removal failed inside the tool", true}});
   }
   return out;
 }

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Engine transport against a stand-in socket (stand_in_daemon.hpp): every path under the API
 // version with Host: docker, any status a reply, a streamed body handed over only for a 200 and
-// stopped when the sink refuses it, and no socket at all unreachable.
+// stopped when the sink refuses it, no socket at all unreachable, and a request never answered
+// unreachable with its answer lost.
 #include "runner/engine/engine_transport.hpp"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -69,6 +74,26 @@ TEST_F(EngineTransport, NoSocketIsUnreachable) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().what, engine_error::kind::unreachable);
   EXPECT_NE(r.error().message().find("absent.sock"), std::string::npos);
+  EXPECT_FALSE(r.error().answer_lost) << "nothing was sent: the daemon cannot have acted on it";
+}
+
+// A request the daemon took and never answered (its read timed out) may have been acted on: the
+// warden logs such a removal's container as removed once it is gone (unconfirmed_removals.hpp).
+TEST_F(EngineTransport, ARequestSentButNeverAnsweredHasItsAnswerLost) {
+  const std::string path = dir_ + "/silent.sock";
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  path.copy(addr.sun_path, sizeof addr.sun_path - 1);
+  ASSERT_GE(listener, 0);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);  // the kernel accepts the connection; nothing ever reads or answers
+  const engine_transport t(path, std::chrono::seconds(1));
+  const auto r = t.del("/containers/x?force=1");
+  ::close(listener);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().what, engine_error::kind::unreachable);
+  EXPECT_TRUE(r.error().answer_lost) << r.error().message();
 }
 
 }  // namespace
