@@ -171,6 +171,14 @@ expect_nothing_left() {
   [ -z "$left" ] || fail "run directories left: $left"
 }
 
+# logged_soon FILE FROM TEXT: FILE, read from byte FROM, holds a line with TEXT (fixed) within 5 s.
+# The warden logs a removal when the daemon's answer lands, a moment after the daemon stops listing
+# the container: a test that saw it go waits for the line rather than racing it.
+logged_soon() {
+  local until=$((SECONDS + 5))
+  until grep -qF -- "$3" <(tail -c +"$2" "$1"); do [ "$SECONDS" -lt "$until" ] || return 1; sleep 0.05; done
+}
+
 # create_labelled_sleeper NAME SECONDS: a container labelled as the tool labels a run (NAME is
 # plb-sandbox-<run id>; due SECONDS after its creation) that sleeps, created through the Engine
 # API (the docker CLI adds nothing the warden reads) and not started: for the warden's tests.

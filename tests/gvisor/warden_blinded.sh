@@ -58,7 +58,7 @@ expect_overdue_removed() {  # PHASE
       fail "$1: $name still exists $(($(date +%s) - created - 3)) s past its deadline: $(tail -c +"$log_from" "$log" | tail -n 3)"
     sleep 0.1
   done
-  grep -q "plb-sandbox warden: removed $name: " <(tail -c +"$log_from" "$log") ||
+  logged_soon "$log" "$log_from" "plb-sandbox warden: removed $name: " ||
     fail "$1: $name went, but the warden's log does not say it removed it"
   echo "$1: the warden removed $name within $(($(date +%s) - created - 3)) s of its deadline"
 }

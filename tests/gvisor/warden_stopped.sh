@@ -56,8 +56,9 @@ while docker container inspect "$name" >/dev/null 2>&1; do
 done
 late=$(echo "$(date +%s.%N) - $created - 3" | bc)
 name_gone=$name name=
+logged_soon "$log" "$log_from" "plb-sandbox warden: removed $name_gone: " ||
+  fail "$name_gone went, but the warden's log does not say it removed it: $(tail -c +"$log_from" "$log")"
 new=$(tail -c +"$log_from" "$log")
-grep -q "plb-sandbox warden: removed $name_gone: " <<<"$new" || fail "$name_gone went, but the warden's log does not say it removed it: $new"
 grep -q "supervisor: the warden (pid $warden, stopped (T)) has not answered on /run/plb-sandbox/warden.sock for [0-9]* s; killing it" <<<"$new" ||
   fail "the log does not say the stopped warden was killed: $new"
 [ ! -e "/proc/$warden" ] || fail "the stopped warden (pid $warden) is still there"
