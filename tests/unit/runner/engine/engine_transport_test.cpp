@@ -5,8 +5,6 @@
 // unreachable with its answer lost.
 #include "runner/engine/engine_transport.hpp"
 
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -14,6 +12,7 @@
 #include <string>
 
 #include "../../temp_dir.hpp"
+#include "../../unix_listener.hpp"
 #include "stand_in_daemon.hpp"
 
 namespace plb::runner {
@@ -81,13 +80,9 @@ TEST_F(EngineTransport, NoSocketIsUnreachable) {
 // warden logs such a removal's container as removed once it is gone (unconfirmed_removals.hpp).
 TEST_F(EngineTransport, ARequestSentButNeverAnsweredHasItsAnswerLost) {
   const std::string path = dir_ + "/silent.sock";
-  const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  path.copy(addr.sun_path, sizeof addr.sun_path - 1);
+  // The kernel accepts the connection; nothing ever reads or answers.
+  const int listener = test::listen_on_unix(path, 4);
   ASSERT_GE(listener, 0);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);  // the kernel accepts the connection; nothing ever reads or answers
   const engine_transport t(path, std::chrono::seconds(1));
   const auto r = t.del("/containers/x?force=1");
   ::close(listener);

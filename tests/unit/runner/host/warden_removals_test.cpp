@@ -5,7 +5,6 @@
 
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <string>
@@ -15,6 +14,7 @@
 
 #include "../../../harness/forked_child.hpp"
 #include "../../temp_dir.hpp"
+#include "../../unix_listener.hpp"
 
 namespace plb::runner {
 namespace {
@@ -43,13 +43,8 @@ class WardenRemovalsTogether : public test::temp_dir_test {
   WardenRemovalsTogether() : temp_dir_test("plb-warden-removals") {}
   void start(int together) {
     socket_ = dir_ + "/docker.sock";
-    const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    socket_.copy(addr.sun_path, sizeof addr.sun_path - 1);
+    const int listener = test::listen_on_unix(socket_, 32);
     ASSERT_GE(listener, 0);
-    ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    ASSERT_EQ(::listen(listener, 32), 0);
     child_ = std::make_unique<test::forked_child>([listener, together] {
       std::vector<int> held;
       while (true) {
