@@ -7,7 +7,6 @@
 #pragma once
 
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -17,6 +16,7 @@
 #include <string>
 
 #include "../../../harness/forked_child.hpp"
+#include "../../unix_listener.hpp"
 
 namespace plb::test {
 
@@ -30,13 +30,8 @@ class stand_in_daemon {
   // `replies` by "METHOD /path" as the client sends it (the API version included).
   stand_in_daemon(const std::string& dir, std::map<std::string, canned_reply> replies)
       : socket_(dir + "/docker.sock"), log_(dir + "/requests.log") {
-    const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    socket_.copy(addr.sun_path, sizeof addr.sun_path - 1);
-    if (listener < 0 || ::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::listen(listener, 16) != 0)
-      return;
+    const int listener = listen_on_unix(socket_, 16);
+    if (listener < 0) return;
     child_ = std::make_unique<forked_child>([&] { serve(listener, replies); });
     ::close(listener);
   }
