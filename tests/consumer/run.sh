@@ -9,11 +9,16 @@ rm -rf "$work"; mkdir -p "$work"
 if [ "$mode" = runner ]; then
   cmake -S "$src" -B "$work/lib" -DPLB_SANDBOX_BUILD_TESTS=OFF -DPLB_SANDBOX_BUILD_TOOLS=OFF \
     -DPLB_SANDBOX_BUILD_FUZZERS=OFF -DPLB_SANDBOX_BUILD_BENCHMARKS=OFF -DCMAKE_INSTALL_PREFIX="$work/prefix" >/dev/null
+  # Where the time went, in the test's log (a cold build under load is most of it).
+  began=$SECONDS
   cmake --build "$work/lib" -j "$(nproc)" >/dev/null
+  echo "built the runner library in $((SECONDS - began)) s"
   cmake --install "$work/lib" >/dev/null
   [ -f "$work/prefix/lib/libplb_sandbox_runner.a" ] || { echo "FAIL: the runner library was not installed"; exit 1; }
   cmake -S "$src/tests/consumer/runner" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+  began=$SECONDS
   cmake --build "$work/build" >/dev/null
+  echo "built the consumer in $((SECONDS - began)) s"
   mkdir -p "$work/run" "$work/run-in-memory"
   image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
   "$work/build/consumer" "$image" "$work/run"

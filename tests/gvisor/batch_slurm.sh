@@ -7,6 +7,17 @@ source "$(dirname "${BASH_SOURCE[0]}")/batch_common.sh"
 # A node still ending the job of the case before (state "completing") is up a moment later.
 node_up() { sinfo -h -o %T 2>/dev/null | grep -qE 'idle|mixed|allocated'; }
 wait_until 60 node_up || fail "no Slurm node is up within 60 s (run ci/host/setup-slurm): $(sinfo -h -o '%N %T' 2>&1)"
+# job_gone JOB[,JOB...]: squeue lists nothing of them (what it lists is in $queued). Slurm forgets
+# an ended job (MinJobAge), and squeue then fails with "Invalid job id": gone too. Any other failure
+# of squeue (slurmctld down, say) fails the test rather than reading as an empty queue.
+job_gone() {
+  queued=""
+  if ! queued=$(squeue -h -j "$1" 2> "$work/squeue.err"); then
+    queued=""
+    grep -q 'Invalid job id' "$work/squeue.err" || fail "squeue -j $1 failed: $(cat "$work/squeue.err")"
+  fi
+  [ -z "$queued" ]
+}
 
 case $case_name in
 same_as_local)
@@ -57,7 +68,7 @@ interrupt)
   rc=0; wait $pid || rc=$?
   [ $rc = 130 ] || fail "exit $rc, expected 130"
   job=$(cat "$out/slurm/job-id")
-  [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "the job array $job is still queued: $(squeue -h -j "$job")"
+  job_gone "$job" || fail "the job array $job is still queued: $queued"
   no_containers_left
   [ "$(grep -c ',interrupted,' "$out/batch-summary.csv")" = 4 ] || fail "$(cat "$out/batch-summary.csv")"
   echo "PASS: SIGINT cancels the job array and its sandboxes" ;;
@@ -105,7 +116,7 @@ cancel|node_lost)
     wait_until 240 both_or_over && two_running && break
     echo "try $try: the two sandboxes did not run at once: $(job_sandboxes "$array"); cancelled"
     scancel "$array"
-    for _ in $(seq 300); do [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] && break; sleep 0.2; done
+    for _ in $(seq 300); do job_gone "$array" && break; sleep 0.2; done
     [ "$try" != 3 ] || fail "the two sandboxes never ran at once in 3 tries"
   done
   # shellcheck disable=SC2046  # one argument per worker
@@ -137,8 +148,8 @@ cancel|node_lost)
   # After a node is lost nothing of the tool's is left on it: only the warden can have removed them.
   # (Cancelled, the same holds beside others: the held locks keep every sweep off them.)
   [ "$case_name" = node_lost ] && expect_removed_by_warden
-  for _ in $(seq 100); do [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] && break; sleep 0.2; done
-  [ -z "$(squeue -h -j "$array" 2>/dev/null)" ] || fail "the job is still queued: $(squeue -h -j "$array")"
+  for _ in $(seq 100); do job_gone "$array" && break; sleep 0.2; done
+  job_gone "$array" || fail "the job is still queued: $queued"
   release_locks "$tool"
   no_containers_left
   echo "PASS: no sandbox outlived its deadline after the job was ended ($case_name)" ;;
@@ -182,8 +193,8 @@ workers_lost)
   # removes it, as README says (release_locks runs `sweep`).
   release_locks "$tool"
   jobs="$first,$(cat "$out/slurm/job-id")"
-  for _ in $(seq 100); do [ -z "$(squeue -h -j "$jobs" 2>/dev/null)" ] && break; sleep 0.2; done
-  [ -z "$(squeue -h -j "$jobs" 2>/dev/null)" ] || fail "still queued: $(squeue -h -j "$jobs")"
+  for _ in $(seq 100); do job_gone "$jobs" && break; sleep 0.2; done
+  job_gone "$jobs" || fail "still queued: $queued"
   no_containers_left
   echo "PASS: the batch's only worker lost; a new array ran the lines it left, each once" ;;
 never_scheduled)
@@ -201,7 +212,7 @@ never_scheduled)
   echo "gave up after $(( $(date +%s) - began )) s"
   # Its own job only: the case before may still be ending its own (Slurm lists a job until it is done).
   job=$(cat "$out/slurm/job-id")
-  [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "the job $job is still queued: $(squeue -h -j "$job")"
+  job_gone "$job" || fail "the job $job is still queued: $queued"
   no_containers_left
   echo "PASS: a job array the cluster would never start ends host_refused, with Slurm's reason" ;;
 local_only_dir)
