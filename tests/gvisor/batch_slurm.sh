@@ -73,8 +73,11 @@ interrupt)
   [ "$(grep -c ',interrupted,' "$out/batch-summary.csv")" = 4 ] || fail "$(cat "$out/batch-summary.csv")"
   echo "PASS: SIGINT cancels the job array and its sandboxes" ;;
 cancel|node_lost)
-  # Two submissions that spin a CPU under a 30 s wall time, each in its own array task (neither
-  # tool's own watchdog can end its run in the seconds before the kill). Then the
+  # Two submissions that outlive a 30 s wall time, each in its own array task (neither tool's own
+  # watchdog can end its run in the seconds before the kill). They sleep rather than spin: a dead
+  # tool's lease on its CPU goes with it, but its sandbox keeps that CPU set until the warden ends
+  # it, so a spinning one loaded a CPU the allocator had handed to another test's run (label run 18:
+  # batch.local.progress's start took 33 s, and came the moment these two were removed). Then the
   # job is ended the way a cluster ends one: `scancel --full --signal=KILL` (cancel), or every
   # process of each task's job cgroup SIGKILLed at the same instant, as when its node is lost
   # (node_lost: freeze, kill, thaw). Cancelled, every process of the job gets SIGCONT and SIGTERM at
@@ -89,7 +92,7 @@ cancel|node_lost)
   start_lock_holder "$work"
   trap 'release_locks "$tool"; rm -rf "$work"' EXIT
   mkdir -p "$work/spin"
-  printf 'import json, sys\nrows = json.load(sys.stdin)["features"]\nwhile True: pass\n' > "$work/spin/spin.py"
+  printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\nwhile True: time.sleep(1)\n' > "$work/spin/spin.py"
   h=$(sha256sum "$work/spin/spin.py" | cut -d' ' -f1)
   for i in 1 2; do printf '{"id": "spin-%s", "model": "spin.py", "model_sha256": "%s", "seconds": 30}\n' "$i" "$h"; done > "$work/spin/manifest.jsonl"
   workers_running() { running_owners "$array"; }
