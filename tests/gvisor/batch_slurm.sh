@@ -11,7 +11,6 @@ wait_until 60 node_up || fail "no Slurm node is up within 60 s (run ci/host/setu
 # an ended job (MinJobAge), and squeue then fails with "Invalid job id": gone too. Any other failure
 # of squeue (slurmctld down, say) fails the test rather than reading as an empty queue.
 job_gone() {
-  queued=""
   if ! queued=$(squeue -h -j "$1" 2> "$work/squeue.err"); then
     queued=""
     grep -q 'Invalid job id' "$work/squeue.err" || fail "squeue -j $1 failed: $(cat "$work/squeue.err")"
@@ -76,8 +75,8 @@ cancel|node_lost)
   # Two submissions that outlive a 30 s wall time, each in its own array task (neither tool's own
   # watchdog can end its run in the seconds before the kill). They sleep rather than spin: a dead
   # tool's lease on its CPU goes with it, but its sandbox keeps that CPU set until the warden ends
-  # it, so a spinning one loaded a CPU the allocator had handed to another test's run (label run 18:
-  # batch.local.progress's start took 33 s, and came the moment these two were removed). Then the
+  # it, so a spinning one loaded a CPU the allocator had handed to another test's run (measured:
+  # a batch line's start took 33 s, and came the moment these two were removed). Then the
   # job is ended the way a cluster ends one: `scancel --full --signal=KILL` (cancel), or every
   # process of each task's job cgroup SIGKILLed at the same instant, as when its node is lost
   # (node_lost: freeze, kill, thaw). Cancelled, every process of the job gets SIGCONT and SIGTERM at
@@ -91,10 +90,10 @@ cancel|node_lost)
   source "$(dirname "${BASH_SOURCE[0]}")/cgroup_kill.sh"
   start_lock_holder "$work"
   trap 'release_locks "$tool"; rm -rf "$work"' EXIT
-  mkdir -p "$work/spin"
-  printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\nwhile True: time.sleep(1)\n' > "$work/spin/spin.py"
-  h=$(sha256sum "$work/spin/spin.py" | cut -d' ' -f1)
-  for i in 1 2; do printf '{"id": "spin-%s", "model": "spin.py", "model_sha256": "%s", "seconds": 30}\n' "$i" "$h"; done > "$work/spin/manifest.jsonl"
+  mkdir -p "$work/sleeper"
+  printf 'import json, sys, time\nrows = json.load(sys.stdin)["features"]\nwhile True: time.sleep(1)\n' > "$work/sleeper/sleeper.py"
+  h=$(sha256sum "$work/sleeper/sleeper.py" | cut -d' ' -f1)
+  for i in 1 2; do printf '{"id": "sleeper-%s", "model": "sleeper.py", "model_sha256": "%s", "seconds": 30}\n' "$i" "$h"; done > "$work/sleeper/manifest.jsonl"
   workers_running() { running_owners "$array"; }
   # True once both run, or once one has run for 15 s of its 30 (then the try is over: killed
   # later, its own watchdog could end it first). Timed from the first sight, not from a sandbox
@@ -114,12 +113,12 @@ cancel|node_lost)
   # that hold a CPU for a minute or more).
   for try in 1 2 3; do
     out=$work/out.$try first_seen=
-    "$tool" batch --engine slurm --no-wait --manifest "$work/spin/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1
+    "$tool" batch --engine slurm --no-wait --manifest "$work/sleeper/manifest.jsonl" --output-dir "$out" "${defaults[@]}" > /dev/null 2>&1
     array=$(cat "$out/slurm/job-id")
     wait_until 240 both_or_over && two_running && break
     echo "try $try: the two sandboxes did not run at once: $(job_sandboxes "$array"); cancelled"
     scancel "$array"
-    for _ in $(seq 300); do job_gone "$array" && break; sleep 0.2; done
+    wait_until 60 job_gone "$array" || true  # the next try starts either way
     [ "$try" != 3 ] || fail "the two sandboxes never ran at once in 3 tries"
   done
   # shellcheck disable=SC2046  # one argument per worker
@@ -151,8 +150,7 @@ cancel|node_lost)
   # After a node is lost nothing of the tool's is left on it: only the warden can have removed them.
   # (Cancelled, the same holds beside others: the held locks keep every sweep off them.)
   [ "$case_name" = node_lost ] && expect_removed_by_warden
-  for _ in $(seq 100); do job_gone "$array" && break; sleep 0.2; done
-  job_gone "$array" || fail "the job is still queued: $queued"
+  wait_until 20 job_gone "$array" || fail "the job is still queued: $queued"
   release_locks "$tool"
   no_containers_left
   echo "PASS: no sandbox outlived its deadline after the job was ended ($case_name)" ;;
@@ -196,8 +194,7 @@ workers_lost)
   # removes it, as README says (release_locks runs `sweep`).
   release_locks "$tool"
   jobs="$first,$(cat "$out/slurm/job-id")"
-  for _ in $(seq 100); do job_gone "$jobs" && break; sleep 0.2; done
-  job_gone "$jobs" || fail "still queued: $queued"
+  wait_until 20 job_gone "$jobs" || fail "still queued: $queued"
   no_containers_left
   echo "PASS: the batch's only worker lost; a new array ran the lines it left, each once" ;;
 never_scheduled)
