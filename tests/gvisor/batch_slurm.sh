@@ -215,6 +215,25 @@ never_scheduled)
   job_gone "$job" || fail "the job $job is still queued: $queued"
   no_containers_left
   echo "PASS: a job array the cluster would never start ends host_refused, with Slurm's reason" ;;
+orphaned_job)
+  # ci/host/setup-slurm cancels a batch job that a killed test left queued (its directory is gone),
+  # and keeps one whose directory is still there. Both are held, so neither ever starts.
+  submit_held() {
+    mkdir -p "$1" && printf '#!/bin/sh\nexit 0\n' > "$1/job.sh"
+    sbatch --parsable --hold --job-name plb-sandbox-batch --output /dev/null "$1/job.sh"
+  }
+  orphan=$(submit_held "$work/gone") && kept=$(submit_held "$work/kept") || fail "sbatch refused a held job"
+  trap 'scancel "$orphan" "$kept" 2>/dev/null; rm -rf "$work"' EXIT
+  rm -rf "$work/gone"
+  bash "$(dirname "${BASH_SOURCE[0]}")/../../ci/host/setup-slurm" 2> "$work/setup.err" ||
+    fail "setup-slurm failed: $(cat "$work/setup.err")"
+  grep -q "cancelling the batch jobs of killed tests (.*): $orphan \$" "$work/setup.err" ||
+    fail "setup-slurm did not name the one orphan $orphan: $(cat "$work/setup.err")"
+  wait_until 20 job_gone "$orphan" || fail "the orphan $orphan is still queued: $queued"
+  ! job_gone "$kept" || fail "the job $kept, whose directory is there, was cancelled"
+  scancel "$kept"
+  wait_until 20 job_gone "$kept" || fail "the job $kept is still queued: $queued"
+  echo "PASS: setup-slurm cancels only the batch job whose test directory is gone" ;;
 local_only_dir)
   rc=0; "$tool" batch --engine slurm --manifest "$manifest" --output-dir "/tmp/plb-batch-$$" "${defaults[@]}" 2> "$work/err" || rc=$?
   [ $rc = 2 ] && grep -q "under /tmp, which is local to this machine" "$work/err" || fail "rc $rc: $(cat "$work/err")"

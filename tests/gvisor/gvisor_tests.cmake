@@ -182,7 +182,7 @@ if(TARGET plb-sandbox)
   # each CPU at once, so they never run beside the tests that hold both CPUs for minutes.
   # interrupt may wait minutes for a CPU beside the model rounds: a longer timeout.
   foreach(case same_as_local node_preflight_fails no_wait_collect interrupt local_only_dir cancel node_lost
-      workers_lost never_scheduled)
+      workers_lost never_scheduled orphaned_job)
     set(apart)
     set(locks slurm)
     if(case MATCHES "^(cancel|node_lost)$")
