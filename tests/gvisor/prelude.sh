@@ -13,6 +13,10 @@
 set -euo pipefail
 
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
+# The tests' lock around their leak checks (release_locks says why). On the run directories' own
+# filesystem: run_lock_held reads /proc/locks by inode number, which a file elsewhere could share.
+install -d -m 0700 /var/lib/plb-sandbox-tests
+readonly leak_check_lock=/var/lib/plb-sandbox-tests/leak-check.lock
 
 # The failing test's one line; a script names its case in case_name when it has several.
 fail() { echo "FAIL${case_name:+ ($case_name)}: $*"; exit 1; }
@@ -93,7 +97,9 @@ created_since() {
 # A run whose lock a process still holds is not left: a kill test beside this one holds its killed
 # tool's locks until the warden's deadline (kill_everything.sh), as every sweep sees too.
 orphan_sandboxes() {
-  local name owner run boot pid start
+  local name owner run boot pid start lk
+  exec {lk}>>"$leak_check_lock"
+  flock -s "$lk"  # not between another test's release_locks and its sweep
   # Fields split at "|": an empty owner (a look-alike's) must not shift the run ID into its place.
   /usr/bin/docker ps -a --filter label=plb-sandbox.run --format '{{.Names}}|{{.Label "plb-sandbox.owner"}}|{{.Label "plb-sandbox.run"}}' |
     while IFS='|' read -r name owner run; do
@@ -104,6 +110,7 @@ orphan_sandboxes() {
       /usr/bin/docker container inspect --format '{{.Name}}' "$name" >/dev/null 2>&1 || continue
       echo "$name"
     done
+  exec {lk}>&-
 }
 
 # Whether a process holds the lock of the run directory DIR (read from /proc/locks, never by
@@ -116,7 +123,9 @@ run_lock_held() {
 # Run directories whose lock no process holds. One without a lock file yet is being made, unless
 # it is older than 10 s.
 orphan_run_dirs() {
-  local dir
+  local dir lk
+  exec {lk}>>"$leak_check_lock"
+  flock -s "$lk"  # not between another test's release_locks and its sweep
   for dir in /var/lib/plb-sandbox/runs/*/; do
     [ -d "$dir" ] || continue
     if [ -e "$dir/lock" ]; then
@@ -126,6 +135,7 @@ orphan_run_dirs() {
     fi
     [ ! -d "$dir" ] || echo "${dir%/}"  # a run that ended meanwhile removed it under its lock
   done
+  exec {lk}>&-
 }
 
 # A test that kills a tool and leaves its runs to the warden, beside other tests, holds the runs'
@@ -153,13 +163,20 @@ hold_locks_of() {
   echo "holding the locks of run(s) $TOOL_CONTAINERS_OF_RUNS"
 }
 # release_locks TOOL: the holder killed, and the dead runs it held swept at once (TOOL sweep), so
-# no other test's check finds their directories.
+# no other test's check finds their directories. Both under leak_check_lock, held exclusive: the
+# leak checks (orphan_sandboxes, orphan_run_dirs) hold it shared, so none lands in the moment the
+# dead runs have no holder and are not swept yet (a label run's workers_lost once failed on a run
+# directory that kill_everything_at_start, ending beside it, was about to sweep).
 release_locks() {
+  local lk
   [ -n "$holder_pid" ] || return 0
+  exec {lk}>>"$leak_check_lock"
+  flock -x "$lk"  # no other test's leak check sees the dead runs between the release and the sweep
   kill "$holder_pid" 2>/dev/null || true
   wait "$holder_pid" 2>/dev/null || true
   holder_pid=
   "$1" sweep >/dev/null 2>&1 || echo "the sweep after letting the locks go failed"
+  exec {lk}>&-
 }
 
 # Fails when a tool that has exited left a container or a run directory.
