@@ -5,8 +5,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 case_name=$2
 examples=$3
-install -d -m 0700 /var/lib/plb-sandbox-tests
-work=$(mktemp -d -p /var/lib/plb-sandbox-tests batch.XXXXXX)
+work=$(mktemp -d -p "$test_root" batch.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 manifest=$examples/batch/manifest.jsonl
 defaults=(--runtime-image "$image" --data "$examples/input.csv" --feature feature_a --feature feature_b

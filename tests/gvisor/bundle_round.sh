@@ -17,8 +17,7 @@ round=$3
 case_name=bundle_round
 image=${PLB_SANDBOX_ML_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image-ml.id 2>/dev/null || true)}
 [ -n "$image" ] || fail "no ML image: run ci/host/setup-host --ml-image (or set PLB_SANDBOX_ML_IMAGE)"
-install -d -m 0700 /var/lib/plb-sandbox-tests
-work=$(mktemp -d -p /var/lib/plb-sandbox-tests bundles.XXXXXX)
+work=$(mktemp -d -p "$test_root" bundles.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 started=$SECONDS

@@ -17,8 +17,7 @@ case_name=$2
 examples=$(cd "$3" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 command -v strace >/dev/null || fail "strace is not installed (ci/host/setup-host installs it)"
-install -d -m 0700 /var/lib/plb-sandbox-tests
-work=$(mktemp -d -p /var/lib/plb-sandbox-tests budget.XXXXXX)
+work=$(mktemp -d -p "$test_root" budget.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 model=$examples/model.py
 sha=$(sha256sum "$model" | cut -d' ' -f1)

@@ -18,7 +18,7 @@ runs=3
 bound_ms=1000
 median_bound_ms=300
 wall=2
-work=$(mktemp -d -p /var/lib/plb-sandbox-tests kill-on-time.XXXXXX 2>/dev/null || mktemp -d)
+work=$(mktemp -d -p "$test_root" kill-on-time.XXXXXX 2>/dev/null || mktemp -d)
 chmod 755 "$work"
 spinners=()
 cleanup() {

@@ -12,8 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 tool=$1
 examples=$(cd "$2" && pwd)
 command -v strace >/dev/null || fail "strace is not installed (ci/host/setup-host installs it)"
-install -d -m 0700 /var/lib/plb-sandbox-tests
-work=$(mktemp -d -p /var/lib/plb-sandbox-tests refusals.XXXXXX)
+work=$(mktemp -d -p "$test_root" refusals.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 model=$examples/model.py
 sha=$(sha256sum "$model" | cut -d' ' -f1)

@@ -14,8 +14,7 @@ round=$3
 case_name=models_round
 image=${PLB_SANDBOX_ML_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image-ml.id 2>/dev/null || true)}
 [ -n "$image" ] || fail "no ML image: run ci/host/setup-host --ml-image (or set PLB_SANDBOX_ML_IMAGE)"
-install -d -m 0700 /var/lib/plb-sandbox-tests
-work=$(mktemp -d -p /var/lib/plb-sandbox-tests models.XXXXXX)
+work=$(mktemp -d -p "$test_root" models.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 bash "$src/examples/models/make-round" "$image" "$round"

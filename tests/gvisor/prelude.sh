@@ -13,10 +13,13 @@
 set -euo pipefail
 
 image=${PLB_SANDBOX_RUNTIME_IMAGE:-$(cat /var/lib/plb-sandbox/runtime-image.id)}
+# Where the tests keep their work (never /tmp: the Slurm engine refuses local-only directories);
+# ci/host/setup-slurm cancels a batch job whose directory here is gone.
+readonly test_root=/var/lib/plb-sandbox-tests
+install -d -m 0700 "$test_root"
 # The tests' lock around their leak checks (release_locks says why). On the run directories' own
 # filesystem: run_lock_held reads /proc/locks by inode number, which a file elsewhere could share.
-install -d -m 0700 /var/lib/plb-sandbox-tests
-readonly leak_check_lock=/var/lib/plb-sandbox-tests/leak-check.lock
+readonly leak_check_lock=$test_root/leak-check.lock
 
 # The failing test's one line; a script names its case in case_name when it has several.
 fail() { echo "FAIL${case_name:+ ($case_name)}: $*"; exit 1; }
